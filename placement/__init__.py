@@ -1,0 +1,1 @@
+"""A drop-in reimplementation of the OpenStack Placement API."""

@@ -1,0 +1,1 @@
+"""Console commands: placement-api, placement-manage, placement-status."""

@@ -1,0 +1,80 @@
+"""``placement-api``: serve the API with gunicorn.
+
+With no configuration this is the embedded default: SQLite in the user's
+data directory, ``noauth2``, listening on 127.0.0.1:8778. Because noauth2
+trusts any token, binding a non-loopback address in that mode needs
+``--allow-insecure-bind``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import sys
+
+from gunicorn.app.base import BaseApplication
+
+from placement import conf as placement_conf
+
+
+class _Server(BaseApplication):
+    def __init__(self, conf, options: dict) -> None:
+        self.conf = conf
+        self.options = options
+        super().__init__()
+
+    def load_config(self) -> None:
+        for key, value in self.options.items():
+            self.cfg.set(key, value)
+
+    def load(self):
+        from placement.wsgi import create_app
+        return create_app(self.conf)
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
+    parser = argparse.ArgumentParser(prog="placement-api", description=__doc__.split("\n")[0])
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8778, help="port to bind (8778)")
+    parser.add_argument("--workers", type=int, default=1, help="gunicorn workers (1)")
+    parser.add_argument("--allow-insecure-bind", action="store_true",
+                        help="allow a non-loopback address while auth is noauth2")
+    return parser.parse_known_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args, rest = parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        conf = placement_conf.load(rest, prog="placement-api")
+        strategy = placement_conf.auth_strategy(conf)
+        if strategy == "noauth2" and not _is_loopback(args.host) \
+                and not args.allow_insecure_bind:
+            raise placement_conf.ConfigError(
+                f"Refusing to serve {args.host} with auth_strategy noauth2 (any token is "
+                "trusted); pass --allow-insecure-bind or configure keystone auth")
+        from placement.wsgi import create_app
+        create_app(conf)  # fail fast, migrate once in the master process
+    except placement_conf.ConfigError as exc:
+        print(f"placement-api: {exc}", file=sys.stderr)
+        return 2
+    _Server(conf, {
+        "bind": f"{args.host}:{args.port}",
+        "workers": args.workers,
+        "accesslog": None,
+        "graceful_timeout": 5,
+        "control_socket_disable": True,
+    }).run()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,180 @@
+"""Configuration: upstream's ``placement.conf`` options, read with oslo.config.
+
+Files are found as upstream finds them: ``$OS_PLACEMENT_CONFIG_DIR/placement.conf``
+for the WSGI application when that variable is set, else oslo.config's search
+for project ``placement`` (``~/.placement/``, ``~/``, ``/etc/placement/``,
+``/etc/``). Any option can also be set as ``OS_<GROUP>__<OPTION>``.
+
+With no database configured at all we run *embedded*: a SQLite file in the
+user's data directory and ``noauth2`` unless ``[api] auth_strategy`` is set.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+
+from oslo_config import cfg
+
+PROJECT = "placement"
+
+_default_opts = [
+    cfg.BoolOpt("debug", default=False, help="Log at DEBUG level."),
+    cfg.BoolOpt("log_options", default=True,
+                help="Log every option value at DEBUG level when the API starts."),
+    cfg.StrOpt("tempdir", help="Directory for temporary files."),
+    cfg.StrOpt("pybasedir", default=os.path.dirname(os.path.abspath(__file__)),
+               sample_default="<Path>", help="Base directory of the installed package."),
+    cfg.StrOpt("state_path", default="$pybasedir", help="Top-level state directory."),
+]
+
+_api_opts = [
+    cfg.StrOpt("auth_strategy", default="keystone", choices=("keystone", "noauth2"),
+               deprecated_group="DEFAULT",
+               help="How requests are authenticated: 'keystone' validates tokens "
+               "with keystonemiddleware; 'noauth2' trusts the token text (testing only)."),
+]
+
+_placement_opts = [
+    cfg.BoolOpt("randomize_allocation_candidates", default=False,
+                help="Return a random sample of candidates when 'limit' cuts the list."),
+    cfg.StrOpt("incomplete_consumer_project_id",
+               default="00000000-0000-0000-0000-000000000000",
+               help="Project recorded for allocations written before microversion 1.8."),
+    cfg.StrOpt("incomplete_consumer_user_id",
+               default="00000000-0000-0000-0000-000000000000",
+               help="User recorded for allocations written before microversion 1.8."),
+    cfg.IntOpt("allocation_conflict_retry_count", default=10, min=1,
+               help="How often an allocation write is retried server-side when "
+               "another writer changed a provider's generation meanwhile."),
+    cfg.IntOpt("max_allocation_candidates", default=-1, min=-1,
+               help="Stop generating allocation candidates after this many "
+               "(-1 = no limit)."),
+    cfg.StrOpt("allocation_candidates_generation_strategy", default="depth-first",
+               choices=("depth-first", "breadth-first"),
+               help="Order in which root providers are visited while generating "
+               "candidates: one root exhausted first, or round-robin."),
+]
+
+_database_opts = [
+    cfg.StrOpt("connection", secret=True,
+               help="SQLAlchemy URL of the database. Unset: embedded SQLite."),
+    cfg.StrOpt("connection_parameters", default="",
+               help="Extra query parameters appended to the connection URL."),
+    cfg.BoolOpt("sqlite_synchronous", default=True,
+                help="Use SQLite's synchronous mode."),
+    cfg.StrOpt("slave_connection", secret=True, help="Read-replica URL (unused)."),
+    cfg.StrOpt("mysql_sql_mode", default="TRADITIONAL", help="MySQL session sql_mode."),
+    cfg.IntOpt("connection_recycle_time", default=3600,
+               help="Recycle pooled connections after this many seconds."),
+    cfg.IntOpt("max_pool_size", help="Connection pool size (driver default if unset)."),
+    cfg.IntOpt("max_retries", default=10,
+               help="Connection attempts at start-up (-1 = forever)."),
+    cfg.IntOpt("retry_interval", default=10, help="Seconds between connection attempts."),
+    cfg.IntOpt("max_overflow", help="Connections allowed beyond the pool size."),
+    cfg.IntOpt("connection_debug", default=0, min=0, max=100,
+               help="SQL logging: 0 none, 50 statements, 100 everything."),
+    cfg.BoolOpt("connection_trace", default=False, help="Unused; kept for compatibility."),
+    cfg.IntOpt("pool_timeout", help="Seconds to wait for a pooled connection."),
+    cfg.BoolOpt("sync_on_startup", default=False,
+                help="Migrate the database to the latest schema when the API starts."),
+]
+
+_workarounds_opts = [
+    cfg.BoolOpt("optimize_for_wide_provider_trees", default=False,
+                help="Accepted for compatibility; our candidate engine always "
+                "prunes combinations that cannot fit."),
+]
+
+GROUPS: dict[str, list[cfg.Opt]] = {
+    "DEFAULT": _default_opts,
+    "api": _api_opts,
+    "placement": _placement_opts,
+    "placement_database": _database_opts,
+    "workarounds": _workarounds_opts,
+}
+
+
+class ConfigError(Exception):
+    """The configuration cannot be used; the message names the culprit."""
+
+
+def list_opts() -> list[tuple[str, list[cfg.Opt]]]:
+    """Options by group, for ``oslo-config-generator``."""
+    return [(group, list(opts)) for group, opts in GROUPS.items()]
+
+
+def register_opts(conf: cfg.ConfigOpts) -> None:
+    for group, opts in GROUPS.items():
+        conf.register_opts(opts, group=None if group == "DEFAULT" else group)
+
+
+def wsgi_config_files() -> list[str] | None:
+    """Config files for the WSGI app: ``$OS_PLACEMENT_CONFIG_DIR`` first."""
+    config_dir = os.environ.get("OS_PLACEMENT_CONFIG_DIR", "").strip()
+    if config_dir:
+        path = os.path.join(config_dir, "placement.conf")
+        if not os.path.exists(path):
+            raise ConfigError(f"Configuration file not found: {path} "
+                              "(from OS_PLACEMENT_CONFIG_DIR)")
+        return [path]
+    return None
+
+
+def load(argv: Sequence[str] | None = None, *,
+         default_config_files: Iterable[str] | None = None,
+         cli_opts: Iterable[cfg.Opt] = (), prog: str | None = None) -> cfg.ConfigOpts:
+    """Parse command line and files into a new, validated ``ConfigOpts``."""
+    conf = cfg.ConfigOpts()
+    register_opts(conf)
+    for opt in cli_opts:
+        conf.register_cli_opt(opt)
+    try:
+        conf(list(argv or []), project=PROJECT, prog=prog,
+             default_config_files=(list(default_config_files)
+                                   if default_config_files is not None else None))
+    except cfg.Error as exc:
+        raise ConfigError(str(exc)) from None
+    validate(conf)
+    return conf
+
+
+def validate(conf: cfg.ConfigOpts) -> None:
+    """Read every option once so a bad value fails now, naming the option."""
+    for group, opts in GROUPS.items():
+        section = conf if group == "DEFAULT" else conf[group]
+        for opt in opts:
+            try:
+                getattr(section, opt.dest)
+            except (cfg.Error, ValueError) as exc:
+                raise ConfigError(
+                    f"Invalid value for option [{group}] {opt.name}: {exc}") from None
+
+
+def embedded_database_path() -> str:
+    """Where the embedded SQLite database lives for this user."""
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "share")
+    return os.path.join(base, "placement", "placement.sqlite")
+
+
+def is_embedded(conf: cfg.ConfigOpts) -> bool:
+    """True when no database is configured: we then run embedded."""
+    return not conf.placement_database.connection
+
+
+def database_url(conf: cfg.ConfigOpts) -> str:
+    """The configured database URL, or the embedded SQLite file's URL."""
+    if not is_embedded(conf):
+        return conf.placement_database.connection
+    path = embedded_database_path()
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    return f"sqlite:///{path}"
+
+
+def auth_strategy(conf: cfg.ConfigOpts) -> str:
+    """``[api] auth_strategy``, defaulting to noauth2 in embedded mode."""
+    explicitly_set = conf.get_location("auth_strategy", "api").location != cfg.Locations.opt_default
+    if is_embedded(conf) and not explicitly_set:
+        return "noauth2"
+    return conf.api.auth_strategy

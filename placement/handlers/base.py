@@ -1,0 +1,190 @@
+"""What every handler shares: its dependencies and request/response helpers.
+
+Handlers stay thin: parse and validate, authorize, call one function of the
+object layer, render a plain dict. These helpers hold the parsing and
+rendering rules that are the same for every route.
+"""
+
+from __future__ import annotations
+
+import datetime
+import email.utils
+import json
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qsl
+
+import falcon
+import jsonschema
+import sqlalchemy
+from oslo_config import cfg
+from oslo_policy import policy as oslo_policy
+from oslo_utils import uuidutils
+
+from placement import auth, errors, microversion, policy
+
+
+@dataclass(frozen=True)
+class Deps:
+    """Everything a handler may use, built once when the app is created."""
+
+    conf: cfg.ConfigOpts
+    engine: sqlalchemy.Engine
+    enforcer: oslo_policy.Enforcer
+
+
+class Resource:
+    """Base of every Falcon resource: holds the app's dependencies.
+
+    ``OPTIONS`` is not part of the Placement API: without CORS it is a 405.
+    """
+
+    def __init__(self, deps: Deps) -> None:
+        self.deps = deps
+
+    def on_options(self, req: falcon.Request, resp: falcon.Response, **_: Any) -> None:
+        raise falcon.HTTPMethodNotAllowed([])
+
+    def authorize(self, req: falcon.Request, rule: str, target: dict | None = None) -> None:
+        policy.authorize(self.deps.enforcer, req.env[auth.ENVIRON_KEY], rule, target)
+
+
+# --- versions ---------------------------------------------------------------
+
+def version(req: falcon.Request) -> microversion.Version:
+    return req.context.microversion
+
+
+def require_version(req: falcon.Request, minimum: microversion.Version) -> None:
+    """Routes that do not exist before ``minimum`` answer 404 there."""
+    if version(req) < minimum:
+        raise errors.NotFound("")
+
+
+# --- content negotiation ------------------------------------------------------
+
+def _media_ranges(accept: str) -> list[tuple[str, float]]:
+    ranges = []
+    for part in accept.split(","):
+        fields = [f.strip() for f in part.split(";")]
+        quality = 1.0
+        for param in fields[1:]:
+            if param.startswith("q="):
+                try:
+                    quality = float(param[2:])
+                except ValueError:
+                    quality = 0.0
+        ranges.append((fields[0].lower(), quality))
+    return ranges
+
+
+def check_accept(req: falcon.Request) -> None:
+    """406 unless the client accepts ``application/json``."""
+    accept = req.env.get("HTTP_ACCEPT") or "application/json"
+    for media, quality in _media_ranges(accept):
+        if quality > 0 and media in ("application/json", "application/*", "*/*"):
+            return
+    raise errors.NotAcceptable("Only application/json is provided")
+
+
+def require_json_content(req: falcon.Request) -> None:
+    """415 unless the body is declared ``application/json``."""
+    content_type = req.env.get("CONTENT_TYPE") or ""
+    if content_type.split(";")[0].strip().lower() != "application/json":
+        shown = content_type or None
+        raise errors.UnsupportedMediaType(
+            f"The media type {shown} is not supported, use application/json")
+
+
+_BODY_FORMATS = jsonschema.FormatChecker(formats=())
+_BODY_FORMATS.checks("uuid")(uuidutils.is_uuid_like)
+_QUERY_FORMATS = jsonschema.Draft4Validator.FORMAT_CHECKER
+
+
+def read_json(req: falcon.Request) -> Any:
+    """The request body parsed as JSON; 400 ``Malformed JSON`` otherwise."""
+    raw = req.bounded_stream.read()
+    try:
+        return json.loads(raw.decode("utf-8") if raw else "")
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise errors.BadRequest(f"Malformed JSON: {exc}") from None
+
+
+def validate_body(data: Any, schema: dict) -> None:
+    try:
+        jsonschema.Draft4Validator(schema, format_checker=_BODY_FORMATS).validate(data)
+    except jsonschema.ValidationError as exc:
+        raise errors.BadRequest(f"JSON does not validate: {exc}") from None
+
+
+def json_body(req: falcon.Request, schema: dict) -> Any:
+    """Content-Type check, parse, then validate against ``schema``."""
+    require_json_content(req)
+    data = read_json(req)
+    validate_body(data, schema)
+    return data
+
+
+def query_pairs(req: falcon.Request) -> list[tuple[str, str]]:
+    """Every ``key=value`` of the query string, in order, blanks kept."""
+    return parse_qsl(req.query_string or "", keep_blank_values=True)
+
+
+def query_dict(req: falcon.Request) -> dict[str, str]:
+    """The query as a dict where a repeated key keeps its last value."""
+    return dict(query_pairs(req))
+
+
+def validate_query(req: falcon.Request, schema: dict) -> dict[str, str]:
+    """Validate the query (last value of each key) against ``schema``."""
+    params = query_dict(req)
+    try:
+        jsonschema.Draft4Validator(schema, format_checker=_QUERY_FORMATS).validate(params)
+    except jsonschema.ValidationError as exc:
+        raise errors.BadRequest(f"Invalid query string parameters: {exc}") from None
+    return params
+
+
+# --- responses ----------------------------------------------------------------
+
+def send_json(resp: falcon.Response, data: Any, status: int = 200) -> None:
+    resp.status = status
+    resp.content_type = "application/json"
+    resp.data = json.dumps(data).encode()
+
+
+def send_empty(resp: falcon.Response, status: int = 204) -> None:
+    resp.status = status
+    resp.data = b""
+    resp.content_type = None
+
+
+def utcnow() -> datetime.datetime:
+    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+
+
+def set_cache_headers(req: falcon.Request, resp: falcon.Response,
+                      last_modified: datetime.datetime | None) -> None:
+    """``Cache-Control``/``Last-Modified`` from 1.15; LM omitted when None."""
+    if version(req) < microversion.CACHE_HEADERS:
+        return
+    resp.set_header("Cache-Control", "no-cache")
+    if last_modified is not None:
+        stamp = last_modified.replace(tzinfo=datetime.timezone.utc).timestamp()
+        resp.set_header("Last-Modified", email.utils.formatdate(stamp, usegmt=True))
+
+
+def latest(times: list[datetime.datetime | None]) -> datetime.datetime | None:
+    """The newest of several updated_at-or-created_at stamps."""
+    present = [t for t in times if t is not None]
+    return max(present) if present else None
+
+
+def url_prefix(req: falcon.Request) -> str:
+    """The ``SCRIPT_NAME`` the app is mounted under (links start with it)."""
+    return req.env.get("SCRIPT_NAME", "")
+
+
+def absolute_url(req: falcon.Request, path: str) -> str:
+    """``<scheme>://<host><prefix><path>`` for the Location header."""
+    return f"{req.scheme}://{req.netloc}{url_prefix(req)}{path}"

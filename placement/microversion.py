@@ -1,0 +1,115 @@
+"""Microversion negotiation and the table of named feature versions.
+
+A request names its version in ``OpenStack-API-Version: placement X.Y``.
+Code compares the negotiated :class:`Version` against the names below
+(``if want >= mv.NESTED_CANDIDATES``) rather than against bare tuples.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+SERVICE_TYPE = "placement"
+HEADER = "OpenStack-API-Version"
+VARY = "openstack-api-version"
+
+
+class Version(NamedTuple):
+    major: int
+    minor: int
+
+    def __str__(self) -> str:
+        return f"{self.major}.{self.minor}"
+
+
+MIN_VERSION = Version(1, 0)
+MAX_VERSION = Version(1, 39)
+
+# --- features by the version that introduced them -------------------------
+AGGREGATES = Version(1, 1)
+RESOURCE_CLASSES = Version(1, 2)
+PROVIDER_MEMBER_OF = Version(1, 3)
+PROVIDER_RESOURCES = Version(1, 4)
+DELETE_ALL_INVENTORIES = Version(1, 5)
+TRAITS = Version(1, 6)
+RESOURCE_CLASS_PUT_CREATE = Version(1, 7)
+ALLOCATION_PROJECT_USER = Version(1, 8)
+USAGES = Version(1, 9)
+ALLOCATION_CANDIDATES = Version(1, 10)
+ALLOCATIONS_LINK = Version(1, 11)
+ALLOCATIONS_DICT = Version(1, 12)
+POST_ALLOCATIONS = Version(1, 13)
+NESTED_PROVIDERS = Version(1, 14)
+CACHE_HEADERS = Version(1, 15)
+CANDIDATES_LIMIT = Version(1, 16)
+CANDIDATES_TRAITS = Version(1, 17)
+PROVIDER_REQUIRED = Version(1, 18)
+AGGREGATES_GENERATION = Version(1, 19)
+PROVIDER_CREATE_RETURNS_BODY = Version(1, 20)
+CANDIDATES_MEMBER_OF = Version(1, 21)
+FORBIDDEN_TRAITS = Version(1, 22)
+ERROR_CODES = Version(1, 23)
+MEMBER_OF_REPEATED = Version(1, 24)
+GRANULAR_GROUPS = Version(1, 25)
+RESERVED_EQUALS_TOTAL = Version(1, 26)
+SUMMARIES_ALL_CLASSES = Version(1, 27)
+CONSUMER_GENERATION = Version(1, 28)
+NESTED_CANDIDATES = Version(1, 29)
+RESHAPER = Version(1, 30)
+CANDIDATES_IN_TREE = Version(1, 31)
+FORBIDDEN_AGGREGATES = Version(1, 32)
+STRING_SUFFIXES = Version(1, 33)
+MAPPINGS = Version(1, 34)
+ROOT_REQUIRED = Version(1, 35)
+SAME_SUBTREE = Version(1, 36)
+REPARENT_PROVIDERS = Version(1, 37)
+CONSUMER_TYPES = Version(1, 38)
+ANY_OF_TRAITS = Version(1, 39)
+
+_ENTRY = re.compile(r"^\s*(\S+)\s+(.*?)\s*$")
+
+
+class BadVersion(ValueError):
+    """The header's value cannot be parsed as a version (answers 400)."""
+
+
+class UnacceptableVersion(ValueError):
+    """The version parses but is outside MIN..MAX (answers 406)."""
+
+
+def requested_value(header: str | None) -> str | None:
+    """Return the text after the last ``placement`` entry of the header.
+
+    The header may carry several services (``compute 2.1, placement 1.5``);
+    entries for other services are ignored and the last one for us wins.
+    """
+    if not header:
+        return None
+    found = None
+    for entry in header.split(","):
+        match = _ENTRY.match(entry)
+        if match and match.group(1).lower() == SERVICE_TYPE:
+            found = match.group(2)
+    return found
+
+
+def parse(header: str | None) -> Version:
+    """Negotiate the version a request asks for.
+
+    Absent → the minimum; ``latest`` → the maximum. Raises
+    :class:`BadVersion` or :class:`UnacceptableVersion`.
+    """
+    value = requested_value(header)
+    if value is None:
+        return MIN_VERSION
+    if value.strip().lower() == "latest":
+        return MAX_VERSION
+    try:
+        major, minor = value.split(".", 1)
+        version = Version(int(major), int(minor))
+    except ValueError as exc:
+        raise BadVersion(f"invalid version string: {value}; {exc}") from None
+    if not MIN_VERSION <= version <= MAX_VERSION:
+        raise UnacceptableVersion(f"Unacceptable version header: {value}")
+    return version

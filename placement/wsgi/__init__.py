@@ -1,0 +1,65 @@
+"""The WSGI application factory: engine, routes and middleware in one place."""
+
+from __future__ import annotations
+
+import logging
+
+import falcon
+from oslo_config import cfg
+
+from placement import auth, conf as placement_conf, logs, policy
+from placement.db import engine as db_engine
+from placement.db import migration, standard
+from placement.handlers import base
+from placement.wsgi import middleware, routes
+
+LOG = logging.getLogger("placement")
+
+
+def build_falcon_app(deps: base.Deps) -> falcon.App:
+    """The router with our middleware and error rendering; no auth layers."""
+    app = falcon.App(middleware=[middleware.MicroversionMiddleware()])
+    app.req_options.keep_blank_qs_values = True
+    app.req_options.auto_parse_qs_csv = False
+    app.req_options.strip_url_path_trailing_slash = False
+    allow = {}
+    for template, resource_class, methods in routes.ROUTES:
+        app.add_route(template, resource_class(deps))
+        allow[template] = methods
+    middleware.ErrorRenderer(allow).install(app)
+    return app
+
+
+def _auth_layers(conf: cfg.ConfigOpts, app):
+    strategy = placement_conf.auth_strategy(conf)
+    app = auth.ContextMiddleware(app)
+    if strategy == "noauth2":
+        return auth.NoAuthMiddleware(app)
+    from placement import keystone  # optional dependency, imported on demand
+    return keystone.wrap(conf, app)
+
+
+def create_app(conf: cfg.ConfigOpts):
+    """Build the whole WSGI application from a loaded configuration."""
+    logs.setup(conf)
+    embedded = placement_conf.is_embedded(conf)
+    if embedded:
+        url = placement_conf.database_url(conf)
+        conf.set_override("connection", url, group="placement_database")
+        LOG.info("Embedded mode: SQLite database %s, auth_strategy %s",
+                 url.removeprefix("sqlite:///"), placement_conf.auth_strategy(conf))
+    engine = db_engine.create_engine(conf)
+    if embedded or conf.placement_database.sync_on_startup:
+        migration.upgrade(engine)
+    standard.sync_standard_names(engine)
+    deps = base.Deps(conf=conf, engine=engine, enforcer=policy.make_enforcer(conf))
+    app = build_falcon_app(deps)
+    app = middleware.RequestLogMiddleware(_auth_layers(conf, app))
+    app.placement_engine = engine  # lets tests and tools dispose of it
+    return app
+
+
+def init_application():
+    """The module-level ``application`` for WSGI servers."""
+    conf = placement_conf.load([], default_config_files=placement_conf.wsgi_config_files())
+    return create_app(conf)

@@ -1,0 +1,5 @@
+"""WSGI entry point: ``placement.wsgi.api:application``."""
+
+from placement.wsgi import init_application
+
+application = init_application()

@@ -1,0 +1,150 @@
+"""Middleware: request ids and the access log, microversions, error rendering."""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+import traceback
+import uuid
+from collections.abc import Callable, Iterable
+
+import falcon
+
+from placement import auth, errors, logs
+from placement import microversion as mv
+
+LOG = logging.getLogger("placement.access")
+ERROR_LOG = logging.getLogger("placement.error")
+_GLOBAL_ID = re.compile(r"^req-[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}$")
+
+
+class RequestLogMiddleware:
+    """Outermost layer: give the request its id, fix up Accept, log access.
+
+    Every response carries ``x-openstack-request-id``; an inbound id of the
+    right shape is kept as the global id, for logs only.
+    """
+
+    def __init__(self, app: auth.WSGIApp) -> None:
+        self.app = app
+
+    def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
+        request_id = f"req-{uuid.uuid4()}"
+        environ[auth.REQUEST_ID_KEY] = request_id
+        logs.current_request_id.set(request_id)
+        inbound = environ.get("HTTP_X_OPENSTACK_REQUEST_ID", "")
+        if _GLOBAL_ID.match(inbound):
+            environ[auth.GLOBAL_REQUEST_ID_KEY] = inbound
+        if environ.get("HTTP_ACCEPT", "*/*") == "*/*":
+            environ["HTTP_ACCEPT"] = "application/json"
+        started = time.monotonic()
+        seen: dict = {}
+
+        def recording_start_response(status, headers, exc_info=None):
+            headers = [h for h in headers if h[0].lower() != "x-openstack-request-id"]
+            headers.append(("x-openstack-request-id", request_id))
+            seen["status"] = status
+            seen["headers"] = headers
+            return start_response(status, headers, exc_info)
+
+        body = self.app(environ, recording_start_response)
+        self._log(environ, seen, request_id, time.monotonic() - started)
+        return body
+
+    @staticmethod
+    def _log(environ: dict, seen: dict, request_id: str, elapsed: float) -> None:
+        if not LOG.isEnabledFor(logging.INFO):
+            return
+        headers = {k.lower(): v for k, v in seen.get("headers", [])}
+        path = environ.get("SCRIPT_NAME", "") + environ.get("PATH_INFO", "")
+        if environ.get("QUERY_STRING"):
+            path += "?" + environ["QUERY_STRING"]
+        LOG.info('%s "%s %s" status: %s len: %s microversion: %s time: %.6f [%s]',
+                 environ.get("REMOTE_ADDR", "-"), environ.get("REQUEST_METHOD"), path,
+                 seen.get("status", "-").split(" ")[0], headers.get("content-length", "-"),
+                 headers.get("openstack-api-version", "-").replace("placement ", ""),
+                 elapsed, request_id)
+
+
+class MicroversionMiddleware:
+    """Falcon middleware: negotiate the version, then pre-routing checks."""
+
+    def process_request(self, req: falcon.Request, resp: falcon.Response) -> None:
+        req.context.microversion = None
+        header = req.get_header(mv.HEADER)
+        try:
+            req.context.microversion = mv.parse(header)
+        except mv.BadVersion as exc:
+            raise errors.BadRequest(f"Invalid microversion: {exc}") from None
+        except mv.UnacceptableVersion as exc:
+            raise errors.NotAcceptable(
+                f"Invalid microversion: {exc}",
+                extra={"max_version": str(mv.MAX_VERSION),
+                       "min_version": str(mv.MIN_VERSION)}) from None
+        length = req.env.get("CONTENT_LENGTH")
+        if length:
+            try:
+                length_value = int(length)
+            except ValueError:
+                raise errors.BadRequest("content-length header must be an integer") from None
+            if length_value > 0 and not req.env.get("CONTENT_TYPE"):
+                raise errors.BadRequest("content-type header required when content-length > 0")
+
+    def process_response(self, req: falcon.Request, resp: falcon.Response,
+                         resource: object, req_succeeded: bool) -> None:
+        version = getattr(req.context, "microversion", None)
+        if version is not None:
+            resp.set_header(mv.HEADER, f"{mv.SERVICE_TYPE} {version}")
+            resp.set_header("vary", mv.VARY)
+
+
+class ErrorRenderer:
+    """Turns every exception into upstream's error document.
+
+    ``allow_by_route`` maps a route template to its ``Allow`` header value.
+    """
+
+    def __init__(self, allow_by_route: dict[str, str]) -> None:
+        self.allow_by_route = allow_by_route
+
+    def install(self, app: falcon.App) -> None:
+        app.add_error_handler(Exception, self.handle_unexpected)
+        app.add_error_handler(falcon.HTTPError, self.handle_falcon)
+        app.add_error_handler(errors.PlacementError, self.handle)
+
+    def handle(self, req: falcon.Request, resp: falcon.Response,
+               error: errors.PlacementError, params: dict) -> None:
+        version = getattr(req.context, "microversion", None)
+        with_code = version is not None and version >= mv.ERROR_CODES
+        resp.status = error.status
+        for name, value in error.headers.items():
+            resp.set_header(name, value)
+        if req.method == "HEAD":
+            resp.content_type = "text/html; charset=UTF-8"
+            resp.data = b""
+            return
+        content_type, body = errors.render(
+            error, req.env, request_id=req.env.get(auth.REQUEST_ID_KEY), with_code=with_code)
+        resp.content_type = content_type
+        resp.data = body
+
+    def handle_falcon(self, req: falcon.Request, resp: falcon.Response,
+                      error: falcon.HTTPError, params: dict) -> None:
+        if isinstance(error, falcon.HTTPMethodNotAllowed):
+            allow = self.allow_by_route.get(req.uri_template or "")
+            self.handle(req, resp, errors.MethodNotAllowed(allow), params)
+        elif error.status_code == 404:
+            self.handle(req, resp, errors.NotFound(""), params)
+        else:
+            generic = errors.PlacementError(error.description or error.title or "")
+            generic.status = error.status_code
+            self.handle(req, resp, generic, params)
+
+    def handle_unexpected(self, req: falcon.Request, resp: falcon.Response,
+                          error: Exception, params: dict) -> None:
+        ERROR_LOG.error("Uncaught exception [%s] %s %s\n%s",
+                        req.env.get(auth.REQUEST_ID_KEY), req.method, req.path,
+                        "".join(traceback.format_exception(error)))
+        self.handle(req, resp, errors.InternalError(
+            "Uncaught exception"), params)
