@@ -7,8 +7,10 @@ bound to one database backend. Data fixtures seed through the public API
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
+import pkgutil
 import types
 import uuid
 from io import BytesIO
@@ -93,4 +95,14 @@ def fixture_module(backend: str) -> types.ModuleType:
 
     module = types.ModuleType(f"gabbi_fixtures_{backend}")
     module.APIFixture = APIFixture
+    for data_module in _data_modules():
+        for fixture_class in data_module.fixtures(APIFixture):
+            setattr(module, fixture_class.__name__, fixture_class)
     return module
+
+
+def _data_modules() -> list[types.ModuleType]:
+    import tests.gabbi_data as package
+
+    names = sorted(info.name for info in pkgutil.iter_modules(package.__path__))
+    return [importlib.import_module(f"tests.gabbi_data.{name}") for name in names]
