@@ -11,6 +11,7 @@ import importlib
 import json
 import os
 import pkgutil
+import sys
 import types
 import uuid
 from io import BytesIO
@@ -40,6 +41,7 @@ def api_call(app, method: str, path: str, body=None, version: str = "latest") ->
         "REQUEST_METHOD": method, "PATH_INFO": path.split("?")[0],
         "QUERY_STRING": path.partition("?")[2], "SERVER_NAME": "localhost",
         "SERVER_PORT": "80", "wsgi.url_scheme": "http", "wsgi.input": BytesIO(data),
+        "wsgi.errors": sys.stderr, "SERVER_PROTOCOL": "HTTP/1.1", "SCRIPT_NAME": "",
         "CONTENT_LENGTH": str(len(data)), "HTTP_X_AUTH_TOKEN": "admin",
         "HTTP_OPENSTACK_API_VERSION": f"placement {version}", "HTTP_ACCEPT": "application/json",
     }

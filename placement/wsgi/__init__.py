@@ -30,8 +30,7 @@ def build_falcon_app(deps: base.Deps) -> falcon.App:
     return app
 
 
-def _auth_layers(conf: cfg.ConfigOpts, app):
-    strategy = placement_conf.auth_strategy(conf)
+def _auth_layers(conf: cfg.ConfigOpts, strategy: str, app):
     app = auth.ContextMiddleware(app)
     if strategy == "noauth2":
         return auth.NoAuthMiddleware(app)
@@ -43,18 +42,18 @@ def create_app(conf: cfg.ConfigOpts):
     """Build the whole WSGI application from a loaded configuration."""
     logs.setup(conf)
     embedded = placement_conf.is_embedded(conf)
+    strategy = placement_conf.auth_strategy(conf)
+    url = placement_conf.database_url(conf)
     if embedded:
-        url = placement_conf.database_url(conf)
-        conf.set_override("connection", url, group="placement_database")
         LOG.info("Embedded mode: SQLite database %s, auth_strategy %s",
-                 url.removeprefix("sqlite:///"), placement_conf.auth_strategy(conf))
-    engine = db_engine.create_engine(conf)
+                 url.removeprefix("sqlite:///"), strategy)
+    engine = db_engine.create_engine(conf, url=url)
     if embedded or conf.placement_database.sync_on_startup:
         migration.upgrade(engine)
     standard.sync_standard_names(engine)
     deps = base.Deps(conf=conf, engine=engine, enforcer=policy.make_enforcer(conf))
     app = build_falcon_app(deps)
-    app = middleware.RequestLogMiddleware(_auth_layers(conf, app))
+    app = middleware.RequestLogMiddleware(_auth_layers(conf, strategy, app))
     app.placement_engine = engine  # lets tests and tools dispose of it
     return app
 
