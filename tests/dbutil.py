@@ -42,6 +42,10 @@ DEFAULT_PREFIX = "dbhelper_"
 
 _SQLITE_FILE = "placement.sqlite"
 
+# PostgreSQL database name -> the server URL it was created through, so the
+# drop connects to the same maintenance database.
+_PG_SERVERS: dict[str, URL] = {}
+
 
 def server_url(backend: str) -> str | None:
     """The server URL to use for ``backend``, or ``None`` if not configured."""
@@ -91,6 +95,7 @@ def fresh_database_url(server_url: str, *, prefix: str = DEFAULT_PREFIX) -> str:
                 )
         finally:
             admin.dispose()
+        _PG_SERVERS[name] = url
         new = url.set(database=name)
     else:
         raise ValueError(f"unsupported test database backend: {backend}")
@@ -114,7 +119,8 @@ def drop_database(url: str) -> None:
         admin = _admin_engine(parsed.set(database=None))
         statement = f"DROP DATABASE IF EXISTS `{name}`"
     else:
-        admin = _admin_engine(parsed.set(database="postgres"))
+        server = _PG_SERVERS.pop(name, None) or parsed.set(database="postgres")
+        admin = _admin_engine(server)
         statement = f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'
     try:
         with admin.connect() as conn:
@@ -161,7 +167,8 @@ def database_fixture(
     for backend in backends:
         marks = []
         if server_url(backend) is None:
-            marks.append(pytest.mark.skip(reason=f"set {SERVER_URL_ENV[backend]} to test {backend}"))
+            reason = f"set {SERVER_URL_ENV[backend]} to test {backend}"
+            marks.append(pytest.mark.skip(reason=reason))
         params.append(pytest.param(backend, marks=marks, id=backend))
 
     @pytest.fixture(scope=scope, params=params, name=name)

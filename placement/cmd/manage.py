@@ -1,0 +1,232 @@
+"""``placement-manage``: database administration from the command line.
+
+Usage: ``placement-manage [--config-file F] [--config-dir D] db sync|version|stamp <rev>|
+online_data_migrations [--max-count N]``
+
+Commands are oslo.config sub-commands, so ``--config-file`` / ``--config-dir``
+and the default config file search behave exactly as in upstream's tool. Each
+``db`` command is one entry in :data:`DB_COMMANDS`; a new command (e.g.
+``online_data_migrations``) is a function taking ``(conf, args)`` plus an
+``add_arguments`` callable, appended there.
+
+Errors a user can fix (bad configuration, unreachable database, a migration
+refusing the data it found) are reported as one line on stderr with exit
+status 1, not as a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import alembic.util
+import prettytable
+import sqlalchemy
+from oslo_config import cfg
+
+from placement import conf as placement_conf
+from placement import db
+from placement.db import migration
+from placement.objects import online_migrations
+
+PROG = "placement-manage"
+LOG = logging.getLogger(__name__)
+
+
+class CommandError(Exception):
+    """A failure to report as one line on stderr (exit status 1)."""
+
+
+def _engine(conf: cfg.ConfigOpts) -> sqlalchemy.Engine:
+    return db.create_engine(conf, url=placement_conf.database_url(conf))
+
+
+def db_sync(conf: cfg.ConfigOpts, args: Any) -> int:
+    """Upgrade the schema to the newest revision (tables only, no data)."""
+    engine = _engine(conf)
+    try:
+        db.upgrade(engine)
+    finally:
+        engine.dispose()
+    return 0
+
+
+def db_version(conf: cfg.ConfigOpts, args: Any) -> int:
+    """Print the database's current schema revision, or ``None``."""
+    engine = _engine(conf)
+    try:
+        print(db.current_revision(engine))
+    finally:
+        engine.dispose()
+    return 0
+
+
+def db_stamp(conf: cfg.ConfigOpts, args: Any) -> int:
+    """Record a revision in ``alembic_version`` without running migrations."""
+    engine = _engine(conf)
+    try:
+        db.stamp(engine, args.version)
+    finally:
+        engine.dispose()
+    return 0
+
+
+def _stamp_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("version", help="Revision to record, e.g. 'head' or 'a082b8bb98d0'.")
+
+
+def db_online_data_migrations(conf: cfg.ConfigOpts, args: Any) -> int:
+    """Run upstream's online data migrations, in batches, reporting as upstream does.
+
+    Exit status: 0 nothing (more) to do; 1 ``--max-count`` given and rows were
+    migrated (run again); 2 a migration failed (unless a limited run still made
+    progress); 127 a ``--max-count`` that is not a positive integer.
+    """
+    limited = args.max_count is not None
+    if limited:
+        try:
+            max_count = int(args.max_count)
+        except ValueError:
+            max_count = 0
+        if max_count < 1:
+            print("Must supply a positive value for max_count")
+            return 127
+    else:
+        max_count = 50
+        print(f"Running batches of {max_count} until complete")
+    owner = online_migrations.IncompleteOwner(conf.placement.incomplete_consumer_project_id,
+                                              conf.placement.incomplete_consumer_user_id)
+    totals: dict[str, list[int]] = {}
+    engine = _engine(conf)
+    try:
+        while True:
+            ran, failed = _online_migration_batch(
+                engine, online_migrations.migrations(owner), max_count, totals)
+            if limited or not ran:
+                break
+    finally:
+        engine.dispose()
+    table = prettytable.PrettyTable(["Migration", "Total Found", "Completed"])
+    for name, (found, done) in totals.items():
+        table.add_row([name, found, done])
+    print(table)
+    if failed and not (limited and ran):
+        print("Some migrations failed unexpectedly. Check log for details.")
+        return 2
+    return 1 if ran else 0
+
+
+def _online_migration_batch(engine: sqlalchemy.Engine,
+                            migrations: Sequence[online_migrations.OnlineMigration],
+                            max_count: int, totals: dict[str, list[int]]) -> tuple[int, bool]:
+    """Each migration in turn until ``max_count`` rows were migrated in this batch.
+
+    Returns the rows migrated and whether a migration raised; adds each
+    migration's ``(found, done)`` to ``totals``.
+    """
+    ran, failed = 0, False
+    for step in migrations:
+        try:
+            found, done = step.run(engine, max_count - ran)
+        except Exception:  # reported, and the exit status says so
+            LOG.exception("Error attempting to run %s", step.name)
+            print(f"Error attempting to run {step.name}")
+            failed, found, done = True, 0, 0
+        if found:
+            print(f"{found} rows matched query {step.name}, {done} migrated")
+        total = totals.setdefault(step.name, [0, 0])
+        total[0] += found
+        total[1] += done
+        ran += done
+        if ran >= max_count:
+            break
+    return ran, failed
+
+
+def _online_migrations_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--max-count", metavar="<number>",
+                        help="Maximum number of objects to consider")
+
+
+@dataclass(frozen=True)
+class DbCommand:
+    name: str
+    help: str
+    run: Callable[[cfg.ConfigOpts, Any], int]
+    add_arguments: Callable[[argparse.ArgumentParser], None] = field(default=lambda parser: None)
+
+
+DB_COMMANDS: list[DbCommand] = [
+    DbCommand("sync", "Upgrade the database schema to the most recent version.", db_sync),
+    DbCommand("version", "Print the current database schema version.", db_version),
+    DbCommand("stamp", "Stamp the database with a schema version without migrating.",
+              db_stamp, _stamp_arguments),
+    DbCommand("online_data_migrations", "Run the online data migrations.",
+              db_online_data_migrations, _online_migrations_arguments),
+]
+
+
+def _command_opt(parsers: dict[str, argparse.ArgumentParser]) -> cfg.SubCommandOpt:
+    """The ``db <command>`` sub-command tree; remembers the ``db`` parser for help."""
+
+    def add_parsers(subparsers: Any) -> None:
+        db_parser = subparsers.add_parser("db", help="Database schema commands.")
+        parsers["db"] = db_parser
+        commands = db_parser.add_subparsers(title="db commands", dest="db_command")
+        for command in DB_COMMANDS:
+            parser = commands.add_parser(command.name, help=command.help)
+            command.add_arguments(parser)
+            parser.set_defaults(run=command.run)
+
+    return cfg.SubCommandOpt("category", title="Command categories", handler=add_parsers,
+                             help="Available categories")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``placement-manage``; returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parsers: dict[str, argparse.ArgumentParser] = {}
+    try:
+        conf = placement_conf.load(argv, cli_opts=[_command_opt(parsers)], prog=PROG)
+    except placement_conf.ConfigError as exc:
+        return _fail(f"configuration error: {exc}")
+
+    try:
+        run = conf.category.run
+    except (cfg.NoSuchOptError, AttributeError):
+        if "db" in parsers:
+            parsers["db"].print_help()
+        return 1
+
+    try:
+        return run(conf, conf.category)
+    except migration.MigrationBlocked as exc:
+        return _fail(f"migration blocked: {exc}")
+    except sqlalchemy.exc.SQLAlchemyError as exc:
+        return _fail(_describe_db_error(conf, exc))
+    except (CommandError, alembic.util.CommandError, ValueError) as exc:
+        return _fail(str(exc))
+
+
+def _describe_db_error(conf: cfg.ConfigOpts, exc: sqlalchemy.exc.SQLAlchemyError) -> str:
+    try:
+        url = sqlalchemy.engine.make_url(placement_conf.database_url(conf))
+        where = url.render_as_string(hide_password=True)
+    except Exception:  # the URL itself may be what is wrong
+        where = "the configured database"
+    orig = getattr(exc, "orig", None) or exc
+    reason = " ".join(str(orig).split())  # drivers like multi-line messages
+    return f"database error ({where}): {reason}"
+
+
+def _fail(message: str) -> int:
+    print(f"{PROG}: error: {message}", file=sys.stderr)
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,44 @@
+"""Database layer: the schema, engine creation, transactions and migrations.
+
+Everything above this package talks to the database through these names::
+
+    from placement import db
+
+    engine = db.create_engine(conf)
+    with db.writer(engine) as conn:
+        conn.execute(...)
+"""
+
+from placement.db.engine import create_engine, engine_from_url, wait_for_database
+from placement.db.migration import (
+    MigrationBlocked,
+    current_revision,
+    head_revision,
+    stamp,
+    upgrade,
+)
+from placement.db.standard import sync_standard_names
+from placement.db.transaction import (
+    is_retryable_db_error,
+    reader,
+    retrying,
+    run_in_transaction,
+    writer,
+)
+
+__all__ = [
+    "MigrationBlocked",
+    "create_engine",
+    "current_revision",
+    "engine_from_url",
+    "head_revision",
+    "is_retryable_db_error",
+    "reader",
+    "retrying",
+    "run_in_transaction",
+    "stamp",
+    "sync_standard_names",
+    "upgrade",
+    "wait_for_database",
+    "writer",
+]

@@ -1,0 +1,232 @@
+"""Engine creation: one ``sqlalchemy.Engine`` per process, tuned per backend.
+
+Why each backend is set up the way it is:
+
+SQLite
+    The pysqlite driver's own transaction handling is switched off
+    (``isolation_level = None``) and we emit ``BEGIN`` ourselves from the
+    engine's ``begin`` event, as the SQLAlchemy documentation recommends.
+    That makes DDL transactional and lets a *writer* take SQLite's write lock
+    at the start of its transaction with ``BEGIN IMMEDIATE``: a deferred
+    transaction that reads and later writes can fail at once with "database
+    is locked" when another writer got there first (the busy handler cannot
+    help an upgrade from a read lock), while ``BEGIN IMMEDIATE`` simply waits
+    up to the busy timeout. Readers use plain (deferred) ``BEGIN`` and, thanks
+    to WAL, never block writers nor wait for them. Which ``BEGIN`` to emit is
+    read from the connection's execution option :data:`SQLITE_BEGIN_OPTION`,
+    which :func:`placement.db.transaction.writer` sets.
+    Foreign keys are enforced on every connection (SQLite's default is off).
+
+MySQL / MariaDB
+    ``utf8mb4`` unless the URL names a charset, the configured session
+    ``sql_mode`` on every new connection, ``pool_pre_ping`` and recycling so
+    connections killed by ``wait_timeout`` are not handed out.
+    The isolation level is ``READ COMMITTED``: it matches PostgreSQL's
+    default so both behave the same; our writes rely on compare-and-swap
+    ``UPDATE ... WHERE generation = :g`` rather than on snapshot reads; a
+    re-read inside a transaction (e.g. retrying a custom resource class id
+    after a duplicate) sees rows committed meanwhile instead of a stale
+    REPEATABLE READ snapshot; and InnoDB takes no gap locks, which removes a
+    whole family of insert deadlocks.
+
+PostgreSQL
+    Nothing special; both ``postgresql+psycopg://`` and
+    ``postgresql+psycopg2://`` work as SQLAlchemy provides them.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+from urllib.parse import parse_qsl
+
+import sqlalchemy
+from sqlalchemy import event
+from sqlalchemy.engine import URL, Engine, make_url
+from sqlalchemy.pool import StaticPool
+
+LOG = logging.getLogger(__name__)
+
+#: Execution option naming the SQLite ``BEGIN`` flavour for a connection:
+#: ``"IMMEDIATE"`` for writers, ``"DEFERRED"`` (the default) for readers.
+SQLITE_BEGIN_OPTION = "placement_sqlite_begin"
+
+#: Seconds a SQLite connection waits for a lock before "database is locked".
+SQLITE_BUSY_TIMEOUT = 30.0
+
+_MYSQL_ISOLATION = "READ COMMITTED"
+
+
+def create_engine(conf: Any, url: str | None = None) -> Engine:
+    """Build the engine from ``conf.placement_database`` and wait for the server.
+
+    ``url`` overrides ``[placement_database] connection`` (the caller may have
+    worked out an embedded SQLite URL). ``connection_parameters`` is appended
+    to the URL's query. The server is contacted once here, retrying
+    ``max_retries`` times ``retry_interval`` seconds apart (``-1`` = forever),
+    so a process started before its database fails late rather than never.
+    """
+    opts = conf.placement_database
+    url = url or opts.connection
+    if not url:
+        raise ValueError("no database configured: set [placement_database] connection")
+    url = add_connection_parameters(url, opts.connection_parameters)
+    debug = opts.connection_debug or 0
+    engine = engine_from_url(
+        url,
+        sqlite_synchronous=opts.sqlite_synchronous,
+        mysql_sql_mode=opts.mysql_sql_mode,
+        pool_size=opts.max_pool_size,
+        max_overflow=opts.max_overflow,
+        pool_timeout=opts.pool_timeout,
+        pool_recycle=opts.connection_recycle_time,
+        echo="debug" if debug >= 100 else debug >= 50,
+    )
+    wait_for_database(engine, max_retries=opts.max_retries, retry_interval=opts.retry_interval)
+    return engine
+
+
+def add_connection_parameters(url: str | URL, parameters: str | None) -> URL:
+    """Return ``url`` with a query string like ``charset=utf8&x=y`` merged in."""
+    url = make_url(url)
+    if not parameters:
+        return url
+    extra: dict[str, list[str]] = {}
+    for key, value in parse_qsl(parameters.lstrip("?"), keep_blank_values=True):
+        extra.setdefault(key, []).append(value)
+    query: dict[str, str | tuple[str, ...]] = dict(url.query)
+    for key, values in extra.items():
+        query[key] = values[0] if len(values) == 1 else tuple(values)
+    return url.set(query=query)
+
+
+def engine_from_url(
+    url: str | URL,
+    *,
+    sqlite_synchronous: bool = True,
+    mysql_sql_mode: str | None = "TRADITIONAL",
+    pool_size: int | None = None,
+    max_overflow: int | None = None,
+    pool_timeout: int | None = None,
+    pool_recycle: int = 3600,
+    echo: bool | str = False,
+    sqlite_busy_timeout: float = SQLITE_BUSY_TIMEOUT,
+) -> Engine:
+    """Create an engine for ``url`` with the per-backend setup described above.
+
+    Does not connect; see :func:`wait_for_database`.
+    """
+    url = make_url(url)
+    backend = url.get_backend_name()
+    kwargs: dict[str, Any] = {"echo": echo}
+    if backend == "sqlite":
+        engine = _sqlite_engine(url, kwargs, sqlite_synchronous, sqlite_busy_timeout,
+                                pool_size, max_overflow, pool_timeout)
+    else:
+        kwargs.update(pool_pre_ping=True, pool_recycle=pool_recycle)
+        _pool_kwargs(kwargs, pool_size, max_overflow, pool_timeout)
+        if backend in ("mysql", "mariadb"):
+            if "charset" not in url.query:
+                url = url.update_query_dict({"charset": "utf8mb4"})
+            kwargs["isolation_level"] = _MYSQL_ISOLATION
+            engine = sqlalchemy.create_engine(url, **kwargs)
+            if mysql_sql_mode:
+                _set_mysql_sql_mode(engine, mysql_sql_mode)
+        else:
+            engine = sqlalchemy.create_engine(url, **kwargs)
+    return engine
+
+
+def _pool_kwargs(kwargs: dict[str, Any], pool_size: int | None, max_overflow: int | None,
+                 pool_timeout: int | None) -> None:
+    if pool_size is not None:
+        kwargs["pool_size"] = pool_size
+    if max_overflow is not None:
+        kwargs["max_overflow"] = max_overflow
+    if pool_timeout is not None:
+        kwargs["pool_timeout"] = pool_timeout
+
+
+def _is_memory_sqlite(url: URL) -> bool:
+    database = url.database or ""
+    return database in ("", ":memory:") or url.query.get("mode") == "memory"
+
+
+def _sqlite_engine(url: URL, kwargs: dict[str, Any], synchronous: bool, busy_timeout: float,
+                   pool_size: int | None, max_overflow: int | None,
+                   pool_timeout: int | None) -> Engine:
+    memory = _is_memory_sqlite(url)
+    connect_args: dict[str, Any] = {"timeout": busy_timeout}
+    if memory:
+        # One shared connection, usable from any thread, so every caller sees
+        # the same in-memory database. Fine for tests, not for concurrency.
+        connect_args["check_same_thread"] = False
+        kwargs["poolclass"] = StaticPool
+    else:
+        _pool_kwargs(kwargs, pool_size, max_overflow, pool_timeout)
+    engine = sqlalchemy.create_engine(url, connect_args=connect_args, **kwargs)
+    pragmas = [
+        "PRAGMA foreign_keys = ON",
+        f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}",
+        f"PRAGMA synchronous = {'FULL' if synchronous else 'OFF'}",
+    ]
+    if not memory:
+        pragmas.append("PRAGMA journal_mode = WAL")
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Take BEGIN/COMMIT away from pysqlite; _on_begin emits BEGIN.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        try:
+            for pragma in pragmas:
+                cursor.execute(pragma)
+        finally:
+            cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: sqlalchemy.Connection) -> None:
+        mode = conn.get_execution_options().get(SQLITE_BEGIN_OPTION, "DEFERRED")
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if mode == "IMMEDIATE" else "BEGIN")
+
+    return engine
+
+
+def _set_mysql_sql_mode(engine: Engine, sql_mode: str) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute("SET SESSION sql_mode = %s", (sql_mode,))
+        finally:
+            cursor.close()
+
+
+def wait_for_database(engine: Engine, *, max_retries: int = 10, retry_interval: float = 10) -> None:
+    """Open (and return to the pool) one connection, retrying while it fails.
+
+    ``max_retries`` counts attempts after the first; ``-1`` retries forever.
+    SQLite is tried once: a file that cannot be opened will not appear by
+    waiting. The last error is re-raised when the attempts are used up.
+    """
+    if engine.dialect.name == "sqlite":
+        max_retries = 0
+    attempt = 0
+    while True:
+        try:
+            with engine.connect():
+                return
+        except (sqlalchemy.exc.OperationalError, sqlalchemy.exc.InterfaceError) as exc:
+            if max_retries >= 0 and attempt >= max_retries:
+                raise
+            attempt += 1
+            LOG.warning(
+                "Database %s not reachable (%s); retrying in %s s (attempt %d%s)",
+                engine.url.render_as_string(hide_password=True),
+                getattr(exc, "orig", exc),
+                retry_interval,
+                attempt,
+                "" if max_retries < 0 else f"/{max_retries}",
+            )
+            time.sleep(retry_interval)

@@ -1,0 +1,171 @@
+"""Explicit transactions and whole-transaction retries.
+
+Use ``with writer(engine) as conn:`` around anything that writes and
+``with reader(engine) as conn:`` around reads; each yields a
+``sqlalchemy.Connection`` inside exactly one transaction that commits when the
+block ends normally and rolls back when it raises. Do not nest them: the inner
+block would get a second connection (and on SQLite a second writer would wait
+for the first until the busy timeout expires).
+
+Databases sometimes abort a perfectly good transaction: a deadlock victim, a
+serialization failure, a lock wait timeout, a connection dropped by the
+server, SQLite's "database is locked". The only safe reaction is to run the
+*whole* transaction again, so retrying lives here, around the transaction
+function, never around single statements:
+
+* :func:`run_in_transaction` opens the transaction itself and re-runs
+  ``fn(conn)`` in a fresh one;
+* :func:`retrying` decorates a function that opens its own transaction(s)
+  and re-runs the whole function.
+
+Both retry only when :func:`is_retryable_db_error` says so, a bounded number
+of times with a short randomized backoff, then re-raise the last error.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import random
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+import sqlalchemy
+from sqlalchemy.engine import Connection, Engine
+
+from placement.db.engine import SQLITE_BEGIN_OPTION
+
+LOG = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+#: MySQL/MariaDB error numbers worth a retry: deadlock, lock wait timeout,
+#: server gone away, lost connection during query, and MariaDB's "record has
+#: changed since last read" (snapshot isolation conflict).
+MYSQL_RETRYABLE_ERRNOS = frozenset({1213, 1205, 2006, 2013, 1020})
+
+#: PostgreSQL SQLSTATEs worth a retry: serialization failure, deadlock,
+#: lock_timeout expiry. Class 08 (connection exceptions) is retried too.
+PG_RETRYABLE_SQLSTATES = frozenset({"40001", "40P01", "55P03"})
+
+_SQLITE_BUSY_CODES = frozenset({5, 6})  # SQLITE_BUSY, SQLITE_LOCKED
+_SQLITE_BUSY_TEXT = ("database is locked", "database table is locked", "database is busy")
+
+_BACKOFF_BASE = 0.02
+_BACKOFF_CAP = 0.5
+
+
+@contextmanager
+def writer(engine: Engine) -> Iterator[Connection]:
+    """A connection in a read-write transaction (``BEGIN IMMEDIATE`` on SQLite)."""
+    with _transaction(engine, "IMMEDIATE") as conn:
+        yield conn
+
+
+@contextmanager
+def reader(engine: Engine) -> Iterator[Connection]:
+    """A connection in a transaction meant only for reading (deferred ``BEGIN``)."""
+    with _transaction(engine, "DEFERRED") as conn:
+        yield conn
+
+
+@contextmanager
+def _transaction(engine: Engine, sqlite_begin: str) -> Iterator[Connection]:
+    with engine.connect() as conn:
+        conn.execution_options(**{SQLITE_BEGIN_OPTION: sqlite_begin})
+        with conn.begin():
+            yield conn
+
+
+def is_retryable_db_error(exc: BaseException) -> bool:
+    """True when ``exc`` means "the transaction was aborted, run it again".
+
+    Accepts SQLAlchemy ``DBAPIError`` wrappers and bare driver exceptions.
+    """
+    if isinstance(exc, sqlalchemy.exc.DBAPIError):
+        if exc.connection_invalidated:
+            return True
+        orig: BaseException | None = exc.orig
+    else:
+        orig = exc
+    if orig is None:
+        return False
+    if isinstance(orig, sqlite3.Error):
+        code = getattr(orig, "sqlite_errorcode", None)
+        if isinstance(code, int) and code & 0xFF in _SQLITE_BUSY_CODES:
+            return True
+        return any(text in str(orig).lower() for text in _SQLITE_BUSY_TEXT)
+    sqlstate = getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None)
+    if isinstance(sqlstate, str):
+        return sqlstate in PG_RETRYABLE_SQLSTATES or sqlstate.startswith("08")
+    if _is_mysql_error(orig):
+        args = getattr(orig, "args", ())
+        return bool(args) and args[0] in MYSQL_RETRYABLE_ERRNOS
+    return False
+
+
+def _is_mysql_error(exc: BaseException) -> bool:
+    module = type(exc).__module__ or ""
+    return module.startswith(("pymysql", "MySQLdb", "mysql", "mariadb"))
+
+
+def _backoff(attempt: int) -> float:
+    return random.uniform(0, min(_BACKOFF_CAP, _BACKOFF_BASE * 2**attempt))
+
+
+def run_in_transaction(
+    engine: Engine,
+    fn: Callable[[Connection], T],
+    *,
+    write: bool,
+    attempts: int = 5,
+) -> T:
+    """Run ``fn(conn)`` in a writer (or reader) transaction, retrying it whole.
+
+    ``fn`` may run several times, so it must not have side effects outside the
+    database that a retry would repeat. Returns what ``fn`` returns.
+    """
+    transaction = writer if write else reader
+
+    def once() -> T:
+        with transaction(engine) as conn:
+            return fn(conn)
+
+    return _retry(once, attempts)
+
+
+def retrying(attempts: int = 5) -> Callable[[Callable[..., T]], Callable[..., T]]:
+    """Decorator: re-run the whole decorated function on a retryable DB error.
+
+    For functions that open their own ``writer``/``reader`` blocks, e.g.::
+
+        @retrying()
+        def set_traits(engine, provider, names): ...
+    """
+
+    def decorate(fn: Callable[..., T]) -> Callable[..., T]:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> T:
+            return _retry(lambda: fn(*args, **kwargs), attempts)
+
+        return wrapper
+
+    return decorate
+
+
+def _retry(call: Callable[[], T], attempts: int) -> T:
+    attempt = 1
+    while True:
+        try:
+            return call()
+        except sqlalchemy.exc.DBAPIError as exc:
+            if attempt >= attempts or not is_retryable_db_error(exc):
+                raise
+            delay = _backoff(attempt)
+            LOG.debug("Retryable database error (attempt %d/%d), retrying in %.3f s: %s",
+                      attempt, attempts, delay, exc.orig)
+            time.sleep(delay)
+            attempt += 1

@@ -1,0 +1,355 @@
+"""Engines, reader/writer transactions and whole-transaction retries.
+
+Retryable errors here are real ones provoked on a real database (a held
+SQLite lock, a deadlock, a killed connection), never mocks.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+import time
+
+import pytest
+import sqlalchemy as sa
+from oslo_config import cfg
+
+from placement import conf as placement_conf
+from placement import db
+from placement.db import engine as db_engine
+
+counter = sa.Table(
+    "counter", sa.MetaData(),
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("n", sa.Integer, nullable=False),
+)
+
+
+@pytest.fixture
+def counter_engine(engine):
+    counter.metadata.create_all(engine)
+    with db.writer(engine) as conn:
+        conn.execute(sa.insert(counter), [{"id": 1, "n": 0}, {"id": 2, "n": 0}])
+    return engine
+
+
+def _sqlite_path(engine) -> str:
+    return engine.url.database
+
+
+# -- engine set-up ----------------------------------------------------------
+
+def test_sqlite_pragmas(tmp_path):
+    engine = db.engine_from_url(f"sqlite:///{tmp_path / 'a.db'}")
+    with engine.connect() as conn:
+        pragma = conn.exec_driver_sql
+        assert pragma("PRAGMA foreign_keys").scalar() == 1
+        assert pragma("PRAGMA journal_mode").scalar() == "wal"
+        assert pragma("PRAGMA busy_timeout").scalar() == 30000
+        assert pragma("PRAGMA synchronous").scalar() == 2  # FULL
+    engine.dispose()
+    engine = db.engine_from_url(f"sqlite:///{tmp_path / 'b.db'}", sqlite_synchronous=False)
+    with engine.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 0
+    engine.dispose()
+
+
+def test_in_memory_sqlite_is_shared_across_threads():
+    engine = db.engine_from_url("sqlite://")
+    counter.metadata.create_all(engine)
+
+    def insert():
+        with db.writer(engine) as conn:
+            conn.execute(sa.insert(counter), {"id": 7, "n": 1})
+
+    thread = threading.Thread(target=insert)
+    thread.start()
+    thread.join()
+    with db.reader(engine) as conn:
+        assert conn.execute(sa.select(counter.c.id)).scalar() == 7
+        assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+
+
+def test_sqlite_writer_takes_the_write_lock_at_begin(tmp_path):
+    engine = db.engine_from_url(f"sqlite:///{tmp_path / 'lock.db'}")
+    counter.metadata.create_all(engine)
+    other = sqlite3.connect(str(tmp_path / "lock.db"), timeout=0, isolation_level=None)
+    try:
+        with db.reader(engine) as conn:
+            conn.execute(sa.select(counter)).all()
+            other.execute("BEGIN IMMEDIATE")  # a reader holds no write lock
+            other.execute("ROLLBACK")
+        with db.writer(engine):
+            # Nothing written yet, but the writer already owns the lock.
+            with pytest.raises(sqlite3.OperationalError, match="locked"):
+                other.execute("BEGIN IMMEDIATE")
+        other.execute("BEGIN IMMEDIATE")
+        other.execute("ROLLBACK")
+    finally:
+        other.close()
+        engine.dispose()
+
+
+def test_sqlite_concurrent_read_modify_write(counter_engine, backend):
+    """Writers serialize at BEGIN, so read-then-write never hits "locked"."""
+    if backend != "sqlite":
+        pytest.skip("SQLite locking")
+    engines = [db.engine_from_url(counter_engine.url) for _ in range(6)]
+    errors: list[BaseException] = []
+
+    def bump(engine):
+        try:
+            for _ in range(15):
+                with db.writer(engine) as conn:
+                    n = conn.execute(sa.select(counter.c.n).where(counter.c.id == 1)).scalar()
+                    conn.execute(sa.update(counter).where(counter.c.id == 1).values(n=n + 1))
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=bump, args=(e,)) for e in engines]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    for engine in engines:
+        engine.dispose()
+    assert errors == []
+    with db.reader(counter_engine) as conn:
+        assert conn.execute(sa.select(counter.c.n).where(counter.c.id == 1)).scalar() == 90
+
+
+def test_server_session_setup(engine, backend):
+    with engine.connect() as conn:
+        if backend == "mysql":
+            assert conn.exec_driver_sql("SELECT @@character_set_client").scalar() == "utf8mb4"
+            assert "TRADITIONAL" in conn.exec_driver_sql("SELECT @@SESSION.sql_mode").scalar()
+            assert conn.get_isolation_level() == "READ COMMITTED"
+        elif backend == "postgresql":
+            assert conn.get_isolation_level() == "READ COMMITTED"
+        else:
+            assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+
+
+def test_postgresql_with_psycopg2(db_url, backend):
+    if backend != "postgresql":
+        pytest.skip("PostgreSQL only")
+    url = sa.make_url(db_url).set(drivername="postgresql+psycopg2")
+    engine = db.engine_from_url(url)
+    try:
+        db.upgrade(engine)
+        db.sync_standard_names(engine)
+        with db.reader(engine) as conn:
+            assert conn.execute(sa.select(sa.func.count()).select_from(
+                sa.table("traits"))).scalar() > 300
+    finally:
+        engine.dispose()
+
+
+def test_connection_parameters_are_appended():
+    url = db_engine.add_connection_parameters(
+        "mysql+pymysql://u:p@h/placement?charset=utf8", "read_timeout=5&x=1&x=2")
+    assert dict(url.query) == {"charset": "utf8", "read_timeout": "5", "x": ("1", "2")}
+    assert db_engine.add_connection_parameters("sqlite://", "") == sa.make_url("sqlite://")
+
+
+def _conf(tmp_path, text: str) -> cfg.ConfigOpts:
+    path = tmp_path / "placement.conf"
+    path.write_text("[placement_database]\n" + text)
+    conf = cfg.ConfigOpts()
+    placement_conf.register_opts(conf)
+    conf(["--config-file", str(path)])
+    return conf
+
+
+def test_create_engine_from_conf(tmp_path):
+    conf = _conf(tmp_path, f"connection = sqlite:///{tmp_path / 'c.db'}\n"
+                           "connection_parameters = uri=false\n"
+                           "sqlite_synchronous = false\nconnection_debug = 100\n")
+    engine = db.create_engine(conf)
+    try:
+        assert engine.url.query == {"uri": "false"}
+        assert engine.echo == "debug"
+        with engine.connect() as conn:
+            assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 0
+    finally:
+        engine.dispose()
+
+
+def test_connect_retries_then_gives_up(caplog):
+    engine = db.engine_from_url("mysql+pymysql://root@127.0.0.1:1/placement")
+    caplog.set_level(logging.WARNING, logger="placement.db.engine")
+    started = time.monotonic()
+    with pytest.raises(sa.exc.OperationalError):
+        db.wait_for_database(engine, max_retries=2, retry_interval=0.05)
+    assert time.monotonic() - started >= 0.1
+    assert len(caplog.records) == 2
+    engine.dispose()
+
+
+# -- transactions -----------------------------------------------------------
+
+def test_writer_commits_and_rolls_back(counter_engine):
+    with db.writer(counter_engine) as conn:
+        conn.execute(sa.update(counter).where(counter.c.id == 1).values(n=5))
+    with pytest.raises(RuntimeError), db.writer(counter_engine) as conn:
+        conn.execute(sa.update(counter).where(counter.c.id == 1).values(n=6))
+        raise RuntimeError("boom")
+    with db.reader(counter_engine) as conn:
+        assert conn.execute(sa.select(counter.c.n).where(counter.c.id == 1)).scalar() == 5
+    total = db.run_in_transaction(
+        counter_engine, lambda conn: conn.execute(sa.select(sa.func.sum(counter.c.n))).scalar(),
+        write=False)
+    assert total == 5
+
+
+def test_non_retryable_errors_are_raised_at_once(counter_engine):
+    calls = []
+
+    def insert_duplicate(conn):
+        calls.append(1)
+        conn.execute(sa.insert(counter), {"id": 1, "n": 1})
+
+    with pytest.raises(sa.exc.IntegrityError) as info:
+        db.run_in_transaction(counter_engine, insert_duplicate, write=True)
+    assert not db.is_retryable_db_error(info.value)
+    assert len(calls) == 1
+
+
+def _hold_sqlite_lock(path: str, seconds: float) -> threading.Thread:
+    """Hold SQLite's write lock from a plain sqlite3 connection for a while."""
+    ready = threading.Event()
+
+    def hold():
+        conn = sqlite3.connect(path, isolation_level=None)
+        conn.execute("BEGIN IMMEDIATE")
+        ready.set()
+        time.sleep(seconds)
+        conn.execute("ROLLBACK")
+        conn.close()
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    ready.wait(10)
+    return thread
+
+
+def test_sqlite_locked_is_retried(tmp_path):
+    path = str(tmp_path / "busy.db")
+    setup = db.engine_from_url(f"sqlite:///{path}")
+    counter.metadata.create_all(setup)
+    setup.dispose()
+    engine = db.engine_from_url(f"sqlite:///{path}", sqlite_busy_timeout=0.02)
+    errors = []
+    sa.event.listen(engine, "handle_error", lambda context: errors.append(context))
+    calls = []
+
+    def bump(conn):
+        calls.append(1)
+        conn.execute(sa.insert(counter), {"id": 1, "n": 1})
+        return "done"
+
+    holder = _hold_sqlite_lock(path, 0.3)
+    try:
+        assert db.run_in_transaction(engine, bump, write=True, attempts=100) == "done"
+    finally:
+        holder.join()
+    assert len(errors) >= 1  # "database is locked" at least once, then success
+    assert len(calls) == 1  # the lock is taken at BEGIN, before fn runs
+
+    # With the lock held throughout, the attempts run out and the error surfaces.
+    calls.clear()
+    holder = _hold_sqlite_lock(path, 1.0)
+    try:
+        with pytest.raises(sa.exc.OperationalError, match="locked") as info:
+            db.run_in_transaction(engine, bump, write=True, attempts=3)
+    finally:
+        holder.join()
+    assert db.is_retryable_db_error(info.value)
+    assert len(calls) == 0  # BEGIN IMMEDIATE itself failed: fn never ran
+
+    @db.retrying(attempts=3)
+    def via_decorator():
+        calls.append(1)
+        with db.writer(engine) as conn:
+            conn.execute(sa.select(counter)).all()
+
+    holder = _hold_sqlite_lock(path, 1.0)
+    try:
+        with pytest.raises(sa.exc.OperationalError):
+            via_decorator()
+    finally:
+        holder.join()
+    assert len(calls) == 3
+    engine.dispose()
+
+
+def test_deadlock_is_retried(counter_engine, backend):
+    if backend == "sqlite":
+        pytest.skip("SQLite writers serialize at BEGIN IMMEDIATE; no deadlocks")
+    barrier = threading.Barrier(2)
+    calls = {1: 0, 2: 0}
+    results: dict[int, object] = {}
+
+    def crosswise(first: int, second: int):
+        def fn(conn):
+            calls[first] += 1
+            conn.execute(sa.update(counter).where(counter.c.id == first)
+                         .values(n=counter.c.n + 1))
+            if calls[first] == 1:
+                barrier.wait(timeout=30)  # both now hold one row each
+            conn.execute(sa.update(counter).where(counter.c.id == second)
+                         .values(n=counter.c.n + 1))
+        return fn
+
+    def run(first: int, second: int):
+        try:
+            db.run_in_transaction(counter_engine, crosswise(first, second), write=True)
+            results[first] = "ok"
+        except BaseException as exc:  # reported below
+            results[first] = exc
+
+    threads = [threading.Thread(target=run, args=pair) for pair in ((1, 2), (2, 1))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert results == {1: "ok", 2: "ok"}
+    assert sorted(calls.values()) == [1, 2]  # exactly one deadlock victim, re-run once
+    with db.reader(counter_engine) as conn:
+        assert conn.execute(sa.select(counter.c.n).order_by(counter.c.id)).scalars().all() \
+            == [2, 2]
+
+
+def test_lost_connection_is_retried(counter_engine, backend):
+    if backend == "sqlite":
+        pytest.skip("no server connection to lose")
+    admin = sa.create_engine(counter_engine.url, isolation_level="AUTOCOMMIT")
+    calls = []
+
+    def fn(conn):
+        calls.append(1)
+        if len(calls) == 1:
+            if backend == "mysql":
+                own = conn.exec_driver_sql("SELECT CONNECTION_ID()").scalar()
+                kill = f"KILL {int(own)}"
+            else:
+                own = conn.exec_driver_sql("SELECT pg_backend_pid()").scalar()
+                kill = f"SELECT pg_terminate_backend({int(own)})"
+            with admin.connect() as other:
+                other.exec_driver_sql(kill)
+        conn.execute(sa.update(counter).where(counter.c.id == 1).values(n=42))
+
+    try:
+        db.run_in_transaction(counter_engine, fn, write=True)
+    finally:
+        admin.dispose()
+    assert len(calls) == 2
+    with db.reader(counter_engine) as conn:
+        assert conn.execute(sa.select(counter.c.n).where(counter.c.id == 1)).scalar() == 42
+
+
+def test_is_retryable_on_bare_driver_errors():
+    assert db.is_retryable_db_error(sqlite3.OperationalError("database is locked"))
+    assert not db.is_retryable_db_error(sqlite3.OperationalError("no such table: x"))
+    assert not db.is_retryable_db_error(ValueError("nope"))
