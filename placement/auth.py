@@ -38,7 +38,9 @@ def unauthorized(start_response: Callable) -> list[bytes]:
 class NoAuthMiddleware:
     """Trust the token: ``user[:project]``; ``admin`` gets the admin role.
 
-    Only for development and tests. ``X-Roles`` overrides the roles.
+    Only for development and tests. ``X-Roles`` overrides the roles, an
+    explicit ``X-Project-Id`` wins over the token's project, and
+    ``OpenStack-System-Scope`` makes the request system-scoped (no project).
     """
 
     def __init__(self, app: WSGIApp) -> None:
@@ -57,8 +59,8 @@ class NoAuthMiddleware:
         else:
             roles = "admin" if user_id == "admin" else ""
         environ["HTTP_X_USER_ID"] = user_id
-        environ["HTTP_X_PROJECT_ID"] = project_id
-        environ["HTTP_X_TENANT_ID"] = project_id
+        if not environ.get("HTTP_OPENSTACK_SYSTEM_SCOPE"):
+            environ["HTTP_X_TENANT_ID"] = project_id
         environ["HTTP_X_ROLES"] = roles
         return self.app(environ, start_response)
 

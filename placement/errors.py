@@ -91,10 +91,10 @@ class _TightDetail(PlacementError):
 class MethodNotAllowed(_TightDetail):
     status = 405
 
-    def __init__(self, allow: str | None = None) -> None:
+    def __init__(self, allow: str | None = None,
+                 message: str = "The method specified is not allowed for this resource.") -> None:
         headers = {"allow": allow} if allow else {}
-        super().__init__("The method specified is not allowed for this resource.",
-                         headers=headers)
+        super().__init__(message, headers=headers)
 
     def explanation(self, environ: dict) -> str:
         method = environ.get("REQUEST_METHOD", "")

@@ -2,163 +2,242 @@
 
 Rule names, check strings, scope types and deprecated (legacy) defaults are
 upstream's, so an operator's ``policy.yaml`` keeps its meaning. With
-``[oslo_policy] enforce_new_defaults = False`` each rule also accepts its
-deprecated default (``role:admin``).
+``[oslo_policy] enforce_new_defaults = False`` each base rule also accepts
+its deprecated default (``role:admin``), which every API rule inherits
+through the base rule it refers to.
 """
 
 from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Iterator
 
 from oslo_config import cfg
 from oslo_context import context as oslo_context
 from oslo_policy import opts as policy_opts
 from oslo_policy import policy
 
+from placement import conf as placement_conf
 from placement import errors
 
-ADMIN = "role:admin"
-_DEPRECATED_REASON = "Placement moved to role-based defaults with reader/service roles."
-_DEPRECATED_SINCE = "W"
+ADMIN_OR_SERVICE = "rule:admin_or_service_api"
+SERVICE = "rule:service_api"
+ADMIN_OR_PROJECT_READER_OR_SERVICE = "rule:admin_or_project_reader_or_service_api"
 
-
-def _deprecated(name: str) -> policy.DeprecatedRule:
-    return policy.DeprecatedRule(name=name, check_str=ADMIN,
-                                 deprecated_reason=_DEPRECATED_REASON,
-                                 deprecated_since=_DEPRECATED_SINCE)
-
+# Upstream names the deprecated default after the rule it used to be.
+_LEGACY_ADMIN = policy.DeprecatedRule(
+    name="rule:admin_api", check_str="role:admin",
+    deprecated_reason="Placement's policies moved to role-based defaults with "
+                      "scope types; the admin-only legacy defaults are deprecated.",
+    deprecated_since="W")
 
 BASE_RULES = [
-    policy.RuleDefault("admin_api", ADMIN, description="Default rule for most placement APIs.",
+    policy.RuleDefault("admin_api", "role:admin",
+                       description="Default rule for most placement APIs.",
                        scope_types=["project"]),
     policy.RuleDefault("service_api", "role:service",
-                       description="Default rule for service-to-service APIs.",
-                       deprecated_rule=policy.DeprecatedRule(
-                           name="service_api", check_str="rule:admin_api",
-                           deprecated_reason=_DEPRECATED_REASON,
-                           deprecated_since=_DEPRECATED_SINCE),
-                       scope_types=["project"]),
+                       description="Default rule for service-to-service placement APIs.",
+                       scope_types=["project"], deprecated_rule=_LEGACY_ADMIN),
     policy.RuleDefault("admin_or_service_api", "role:admin or role:service",
                        description="Default rule for most placement APIs.",
-                       deprecated_rule=_deprecated("admin_or_service_api"),
-                       scope_types=["project"]),
+                       scope_types=["project"], deprecated_rule=_LEGACY_ADMIN),
     policy.RuleDefault("project_reader_api", "role:reader and project_id:%(project_id)s",
                        description="Default rule for project level reader APIs.",
-                       deprecated_rule=_deprecated("project_reader_api")),
+                       deprecated_rule=_LEGACY_ADMIN),
     policy.RuleDefault("admin_or_project_reader_or_service_api",
                        "role:admin or rule:project_reader_api or role:service",
                        description="Default rule for project level reader APIs.",
-                       deprecated_rule=_deprecated("admin_or_project_reader_or_service_api"),
-                       scope_types=["project"]),
+                       scope_types=["project"], deprecated_rule=_LEGACY_ADMIN),
 ]
 
-ADMIN_OR_SERVICE = "rule:admin_or_service_api"
+_RP = "/resource_providers/{uuid}"
 
-# (rule name, check string, [(method, path)], description)
+# (rule name, check string, description, [(method, path), ...]) in upstream's order.
 _API_RULES = [
-    ("placement:resource_providers:list", [("GET", "/resource_providers")],
-     "List resource providers."),
-    ("placement:resource_providers:create", [("POST", "/resource_providers")],
-     "Create resource provider."),
-    ("placement:resource_providers:show", [("GET", "/resource_providers/{uuid}")],
-     "Show resource provider."),
-    ("placement:resource_providers:update", [("PUT", "/resource_providers/{uuid}")],
-     "Update resource provider."),
-    ("placement:resource_providers:delete", [("DELETE", "/resource_providers/{uuid}")],
-     "Delete resource provider."),
-    ("placement:resource_classes:list", [("GET", "/resource_classes")],
-     "List resource classes."),
-    ("placement:resource_classes:create", [("POST", "/resource_classes")],
-     "Create resource class."),
-    ("placement:resource_classes:show", [("GET", "/resource_classes/{name}")],
-     "Show resource class."),
-    ("placement:resource_classes:update", [("PUT", "/resource_classes/{name}")],
-     "Update resource class."),
-    ("placement:resource_classes:delete", [("DELETE", "/resource_classes/{name}")],
-     "Delete resource class."),
-    ("placement:resource_providers:inventories:list",
-     [("GET", "/resource_providers/{uuid}/inventories")], "List resource provider inventories."),
-    ("placement:resource_providers:inventories:create",
-     [("POST", "/resource_providers/{uuid}/inventories")], "Create one resource provider inventory."),
-    ("placement:resource_providers:inventories:show",
-     [("GET", "/resource_providers/{uuid}/inventories/{resource_class}")],
-     "Show resource provider inventory."),
-    ("placement:resource_providers:inventories:update",
-     [("PUT", "/resource_providers/{uuid}/inventories"),
-      ("PUT", "/resource_providers/{uuid}/inventories/{resource_class}")],
-     "Update resource provider inventory."),
-    ("placement:resource_providers:inventories:delete",
-     [("DELETE", "/resource_providers/{uuid}/inventories"),
-      ("DELETE", "/resource_providers/{uuid}/inventories/{resource_class}")],
-     "Delete resource provider inventory."),
-    ("placement:resource_providers:aggregates:list",
-     [("GET", "/resource_providers/{uuid}/aggregates")], "List resource provider aggregates."),
-    ("placement:resource_providers:aggregates:update",
-     [("PUT", "/resource_providers/{uuid}/aggregates")], "Update resource provider aggregates."),
-    ("placement:resource_providers:usages", [("GET", "/resource_providers/{uuid}/usages")],
-     "List resource provider usages."),
-    ("placement:traits:list", [("GET", "/traits")], "List traits."),
-    ("placement:traits:show", [("GET", "/traits/{name}")], "Show trait."),
-    ("placement:traits:update", [("PUT", "/traits/{name}")], "Update trait."),
-    ("placement:traits:delete", [("DELETE", "/traits/{name}")], "Delete trait."),
-    ("placement:resource_providers:traits:list",
-     [("GET", "/resource_providers/{uuid}/traits")], "List resource provider traits."),
-    ("placement:resource_providers:traits:update",
-     [("PUT", "/resource_providers/{uuid}/traits")], "Update resource provider traits."),
-    ("placement:resource_providers:traits:delete",
-     [("DELETE", "/resource_providers/{uuid}/traits")], "Delete resource provider traits."),
-    ("placement:allocations:manage", [("POST", "/allocations")],
-     "Manage allocations of several consumers."),
-    ("placement:allocations:list", [("GET", "/allocations/{consumer_uuid}")],
-     "List allocations of a consumer."),
-    ("placement:allocations:update", [("PUT", "/allocations/{consumer_uuid}")],
-     "Update allocations of a consumer."),
-    ("placement:allocations:delete", [("DELETE", "/allocations/{consumer_uuid}")],
-     "Delete allocations of a consumer."),
-    ("placement:resource_providers:allocations:list",
-     [("GET", "/resource_providers/{uuid}/allocations")], "List resource provider allocations."),
-    ("placement:allocation_candidates:list", [("GET", "/allocation_candidates")],
-     "List allocation candidates."),
+    ("placement:resource_providers:list", ADMIN_OR_SERVICE, "List resource providers.",
+     [("GET", "/resource_providers")]),
+    ("placement:resource_providers:create", ADMIN_OR_SERVICE, "Create resource provider.",
+     [("POST", "/resource_providers")]),
+    ("placement:resource_providers:show", ADMIN_OR_SERVICE, "Show resource provider.",
+     [("GET", _RP)]),
+    ("placement:resource_providers:update", ADMIN_OR_SERVICE, "Update resource provider.",
+     [("PUT", _RP)]),
+    ("placement:resource_providers:delete", ADMIN_OR_SERVICE, "Delete resource provider.",
+     [("DELETE", _RP)]),
+    ("placement:resource_classes:list", ADMIN_OR_SERVICE, "List resource classes.",
+     [("GET", "/resource_classes")]),
+    ("placement:resource_classes:create", ADMIN_OR_SERVICE, "Create resource class.",
+     [("POST", "/resource_classes")]),
+    ("placement:resource_classes:show", ADMIN_OR_SERVICE, "Show resource class.",
+     [("GET", "/resource_classes/{name}")]),
+    ("placement:resource_classes:update", ADMIN_OR_SERVICE, "Update resource class.",
+     [("PUT", "/resource_classes/{name}")]),
+    ("placement:resource_classes:delete", ADMIN_OR_SERVICE, "Delete resource class.",
+     [("DELETE", "/resource_classes/{name}")]),
+    ("placement:resource_providers:inventories:list", ADMIN_OR_SERVICE,
+     "List resource provider inventories.", [("GET", _RP + "/inventories")]),
+    ("placement:resource_providers:inventories:create", ADMIN_OR_SERVICE,
+     "Create one resource provider inventory.", [("POST", _RP + "/inventories")]),
+    ("placement:resource_providers:inventories:show", ADMIN_OR_SERVICE,
+     "Show resource provider inventory.", [("GET", _RP + "/inventories/{resource_class}")]),
+    ("placement:resource_providers:inventories:update", ADMIN_OR_SERVICE,
+     "Update resource provider inventory.",
+     [("PUT", _RP + "/inventories"), ("PUT", _RP + "/inventories/{resource_class}")]),
+    ("placement:resource_providers:inventories:delete", ADMIN_OR_SERVICE,
+     "Delete resource provider inventory.",
+     [("DELETE", _RP + "/inventories"), ("DELETE", _RP + "/inventories/{resource_class}")]),
+    ("placement:resource_providers:aggregates:list", ADMIN_OR_SERVICE,
+     "List resource provider aggregates.", [("GET", _RP + "/aggregates")]),
+    ("placement:resource_providers:aggregates:update", ADMIN_OR_SERVICE,
+     "Update resource provider aggregates.", [("PUT", _RP + "/aggregates")]),
+    ("placement:resource_providers:usages", ADMIN_OR_SERVICE,
+     "List resource provider usages.", [("GET", _RP + "/usages")]),
+    # A project reader may see its own project's usages (target: the query's project_id).
+    ("placement:usages", ADMIN_OR_PROJECT_READER_OR_SERVICE,
+     "List total resource usages for a given project.", [("GET", "/usages")]),
+    ("placement:traits:list", ADMIN_OR_SERVICE, "List traits.", [("GET", "/traits")]),
+    ("placement:traits:show", ADMIN_OR_SERVICE, "Show trait.", [("GET", "/traits/{name}")]),
+    ("placement:traits:update", ADMIN_OR_SERVICE, "Update trait.", [("PUT", "/traits/{name}")]),
+    ("placement:traits:delete", ADMIN_OR_SERVICE, "Delete trait.",
+     [("DELETE", "/traits/{name}")]),
+    ("placement:resource_providers:traits:list", ADMIN_OR_SERVICE,
+     "List resource provider traits.", [("GET", _RP + "/traits")]),
+    ("placement:resource_providers:traits:update", ADMIN_OR_SERVICE,
+     "Update resource provider traits.", [("PUT", _RP + "/traits")]),
+    ("placement:resource_providers:traits:delete", ADMIN_OR_SERVICE,
+     "Delete resource provider traits.", [("DELETE", _RP + "/traits")]),
+    ("placement:allocations:manage", ADMIN_OR_SERVICE,
+     "Manage allocations of several consumers at once.", [("POST", "/allocations")]),
+    ("placement:allocations:list", ADMIN_OR_SERVICE, "List allocations of a consumer.",
+     [("GET", "/allocations/{consumer_uuid}")]),
+    ("placement:allocations:update", ADMIN_OR_SERVICE, "Update allocations of a consumer.",
+     [("PUT", "/allocations/{consumer_uuid}")]),
+    ("placement:allocations:delete", ADMIN_OR_SERVICE, "Delete allocations of a consumer.",
+     [("DELETE", "/allocations/{consumer_uuid}")]),
+    ("placement:resource_providers:allocations:list", ADMIN_OR_SERVICE,
+     "List resource provider allocations.", [("GET", _RP + "/allocations")]),
+    ("placement:allocation_candidates:list", ADMIN_OR_SERVICE,
+     "List allocation candidates.", [("GET", "/allocation_candidates")]),
+    # Reshaping moves allocations between providers: only services (nova) do it.
+    ("placement:reshaper:reshape", SERVICE, "Reshape inventories and allocations.",
+     [("POST", "/reshaper")]),
 ]
 
 API_RULES = [
     policy.DocumentedRuleDefault(
-        name=name, check_str=ADMIN_OR_SERVICE, description=description,
-        operations=[{"method": m, "path": p} for m, p in operations],
+        name=name, check_str=check_str, description=description,
+        operations=[{"method": method, "path": path} for method, path in operations],
         scope_types=["project"])
-    for name, operations, description in _API_RULES
-] + [
-    policy.DocumentedRuleDefault(
-        name="placement:usages", check_str="rule:admin_or_project_reader_or_service_api",
-        description="List total resource usages for a given project.",
-        operations=[{"method": "GET", "path": "/usages"}], scope_types=["project"]),
-    policy.DocumentedRuleDefault(
-        name="placement:reshaper:reshape", check_str="rule:service_api",
-        description="Reshape inventories and allocations.",
-        operations=[{"method": "POST", "path": "/reshaper"}], scope_types=["project"]),
+    for name, check_str, description, operations in _API_RULES
 ]
 
 
 def list_rules() -> list[policy.RuleDefault]:
-    """Every default rule, for oslopolicy-sample-generator."""
+    """Every default rule, for ``oslopolicy-sample-generator --namespace placement``."""
     return BASE_RULES + API_RULES
 
 
 def make_enforcer(conf: cfg.ConfigOpts) -> policy.Enforcer:
-    """An enforcer with our defaults; ``policy.yaml`` overrides them."""
+    """An enforcer with our defaults; the policy file overrides them.
+
+    A policy file that cannot be read, or holds a rule whose check string
+    cannot be parsed, raises :class:`placement.conf.ConfigError` naming the
+    file and rule (oslo.policy alone would log it and deny that rule at
+    request time).
+    """
     policy_opts.set_defaults(conf, policy_file="policy.yaml")
     enforcer = policy.Enforcer(conf)
+    enforcer.suppress_default_change_warnings = True
     enforcer.register_defaults(list_rules())
-    enforcer.load_rules()
+    with _parser_errors():
+        try:
+            enforcer.load_rules()
+        except (ValueError, TypeError, AttributeError) as exc:
+            path = enforcer.policy_path or conf.oslo_policy.policy_file
+            raise placement_conf.ConfigError(
+                f"Invalid policy file {path}: {_file_problem(path) or exc}") from None
+        rules = {name: rule.check_str for name, rule in enforcer.file_rules.items()}
+        problem = _rules_problem(rules)
+        if problem:
+            raise placement_conf.ConfigError(
+                f"Invalid policy file {enforcer.policy_path}: {problem}")
     return enforcer
+
+
+def get_enforcer() -> policy.Enforcer:
+    """The ``oslo.policy.enforcer`` entry point used by the ``oslopolicy-*`` tools.
+
+    Reads ``placement.conf`` from oslo.config's default locations.
+    """
+    return make_enforcer(placement_conf.load([], prog="placement"))
+
+
+class _ParserErrors(logging.Handler):
+    """Collects what oslo.policy's parser logs when it gives up on a rule."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+_PARSER_LOG = logging.getLogger("oslo_policy._parser")
+
+
+@contextlib.contextmanager
+def _parser_errors() -> Iterator[_ParserErrors]:
+    """Route the parser's complaints to a collector instead of the log."""
+    collector = _ParserErrors()
+    propagate = _PARSER_LOG.propagate
+    _PARSER_LOG.addHandler(collector)
+    _PARSER_LOG.propagate = False
+    try:
+        yield collector
+    finally:
+        _PARSER_LOG.removeHandler(collector)
+        _PARSER_LOG.propagate = propagate
+
+
+def _file_problem(path: str) -> str | None:
+    """What makes the policy file at ``path`` unusable, if we can tell."""
+    try:
+        with open(path, encoding="utf-8") as stream:
+            content = policy.parse_file_contents(stream.read())
+    except (OSError, ValueError) as exc:
+        return str(exc)
+    if not isinstance(content, dict):
+        return "expected a mapping of rule names to check strings"
+    return _rules_problem(content)
+
+
+def _rules_problem(rules: dict) -> str | None:
+    """The first rule oslo.policy cannot parse, described, or None."""
+    for name, check_str in rules.items():
+        with _parser_errors() as collector:
+            try:
+                policy.Rules.from_dict({name: check_str})
+            except (TypeError, ValueError, AttributeError) as exc:
+                collector.messages.append(str(exc))
+        if collector.messages:
+            return f"rule {name!r}: cannot parse {check_str!r}: {collector.messages[0]}"
+    return None
 
 
 def authorize(enforcer: policy.Enforcer, context: oslo_context.RequestContext,
               rule: str, target: dict | None = None) -> None:
-    """Raise :class:`errors.Forbidden` unless ``rule`` allows the request."""
+    """Raise :class:`errors.Forbidden` unless ``rule`` allows the request.
+
+    A token of the wrong scope (e.g. system-scoped; every rule is for project
+    tokens) is refused too; upstream's message is then just the rule name.
+    """
     if target is None:
         target = {"project_id": context.project_id, "user_id": context.user_id}
     try:
         enforcer.authorize(rule, target, context, do_raise=True)
     except policy.InvalidScope:
-        raise errors.Forbidden(f"Policy does not allow {rule} to be performed.") from None
+        raise errors.Forbidden(rule) from None
     except policy.PolicyNotAuthorized:
         raise errors.Forbidden(f"Policy does not allow {rule} to be performed.") from None

@@ -98,7 +98,8 @@ def require_json_content(req: falcon.Request) -> None:
 
 _BODY_FORMATS = jsonschema.FormatChecker(formats=())
 _BODY_FORMATS.checks("uuid")(uuidutils.is_uuid_like)
-_QUERY_FORMATS = jsonschema.Draft4Validator.FORMAT_CHECKER
+# Query strings use every stock checker (its "uuid" wants the dashed form).
+_QUERY_FORMATS = jsonschema.FormatChecker()
 
 
 def read_json(req: falcon.Request) -> Any:
@@ -110,11 +111,18 @@ def read_json(req: falcon.Request) -> Any:
         raise errors.BadRequest(f"Malformed JSON: {exc}") from None
 
 
+def _schema_error(data: Any, schema: dict,
+                  formats: jsonschema.FormatChecker) -> jsonschema.ValidationError | None:
+    """The error upstream reports: jsonschema's ``best_match`` (it looks
+    inside ``anyOf``, e.g. ``'x' is not a 'uuid'``), or None when valid."""
+    validator = jsonschema.Draft4Validator(schema, format_checker=formats)
+    return jsonschema.exceptions.best_match(validator.iter_errors(data))
+
+
 def validate_body(data: Any, schema: dict) -> None:
-    try:
-        jsonschema.Draft4Validator(schema, format_checker=_BODY_FORMATS).validate(data)
-    except jsonschema.ValidationError as exc:
-        raise errors.BadRequest(f"JSON does not validate: {exc}") from None
+    error = _schema_error(data, schema, _BODY_FORMATS)
+    if error is not None:
+        raise errors.BadRequest(f"JSON does not validate: {error}")
 
 
 def json_body(req: falcon.Request, schema: dict) -> Any:
@@ -138,10 +146,9 @@ def query_dict(req: falcon.Request) -> dict[str, str]:
 def validate_query(req: falcon.Request, schema: dict) -> dict[str, str]:
     """Validate the query (last value of each key) against ``schema``."""
     params = query_dict(req)
-    try:
-        jsonschema.Draft4Validator(schema, format_checker=_QUERY_FORMATS).validate(params)
-    except jsonschema.ValidationError as exc:
-        raise errors.BadRequest(f"Invalid query string parameters: {exc}") from None
+    error = _schema_error(params, schema, _QUERY_FORMATS)
+    if error is not None:
+        raise errors.BadRequest(f"Invalid query string parameters: {error}")
     return params
 
 

@@ -20,6 +20,8 @@ def build_falcon_app(deps: base.Deps) -> falcon.App:
     """The router with our middleware and error rendering; no auth layers."""
     app = falcon.App(middleware=[middleware.MicroversionMiddleware()])
     app.req_options.keep_blank_qs_values = True
+    # Bodiless answers (201 of POST /resource_providers <1.20) have no Content-Type.
+    app.resp_options.default_media_type = None
     app.req_options.auto_parse_qs_csv = False
     app.req_options.strip_url_path_trailing_slash = False
     allow = {}
@@ -41,6 +43,7 @@ def _auth_layers(conf: cfg.ConfigOpts, strategy: str, app):
 def create_app(conf: cfg.ConfigOpts):
     """Build the whole WSGI application from a loaded configuration."""
     logs.setup(conf)
+    middleware.register_library_opts(conf)
     embedded = placement_conf.is_embedded(conf)
     strategy = placement_conf.auth_strategy(conf)
     url = placement_conf.database_url(conf)
@@ -53,7 +56,10 @@ def create_app(conf: cfg.ConfigOpts):
     standard.sync_standard_names(engine)
     deps = base.Deps(conf=conf, engine=engine, enforcer=policy.make_enforcer(conf))
     app = build_falcon_app(deps)
-    app = middleware.RequestLogMiddleware(_auth_layers(conf, strategy, app))
+    # Built inside out; a request meets proxy headers, request log, CORS, auth,
+    # then context (API.md section 1).
+    app = middleware.with_cors(conf, _auth_layers(conf, strategy, app))
+    app = middleware.with_proxy_headers(conf, middleware.RequestLogMiddleware(app))
     app.placement_engine = engine  # lets tests and tools dispose of it
     return app
 

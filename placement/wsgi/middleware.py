@@ -1,4 +1,5 @@
-"""Middleware: request ids and the access log, microversions, error rendering."""
+"""Middleware: request ids and the access log, microversions, error rendering,
+and the oslo.middleware layers (proxy headers, CORS) configured from ``placement.conf``."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import uuid
 from collections.abc import Callable, Iterable
 
 import falcon
+from oslo_config import cfg
+from oslo_middleware import cors, http_proxy_to_wsgi
 
 from placement import auth, errors, logs
 from placement import microversion as mv
@@ -65,6 +68,45 @@ class RequestLogMiddleware:
                  seen.get("status", "-").split(" ")[0], headers.get("content-length", "-"),
                  headers.get("openstack-api-version", "-").replace("placement ", ""),
                  elapsed, request_id)
+
+
+#: ``[cors]`` defaults of a Placement service (upstream sets them at WSGI start-up).
+CORS_DEFAULTS = {
+    "allow_headers": ["X-Auth-Token", "X-Openstack-Request-Id", "X-Identity-Status",
+                      "X-Roles", "X-Service-Catalog", "X-User-Id", "X-Tenant-Id",
+                      "OpenStack-API-Version"],
+    "expose_headers": ["X-Auth-Token", "X-Openstack-Request-Id", "X-Subject-Token",
+                       "X-Service-Token", "OpenStack-API-Version"],
+    "allow_methods": ["GET", "PUT", "POST", "DELETE", "PATCH"],
+}
+
+
+def register_library_opts(conf: cfg.ConfigOpts) -> None:
+    """``[cors]`` and ``[oslo_middleware]``, with Placement's CORS defaults."""
+    conf.register_opts(cors.CORS_OPTS, "cors")
+    conf.register_opts(http_proxy_to_wsgi.OPTS, "oslo_middleware")
+    for name, value in CORS_DEFAULTS.items():
+        conf.set_default(name, value, group="cors")
+
+
+def with_cors(conf: cfg.ConfigOpts, app: auth.WSGIApp) -> auth.WSGIApp:
+    """oslo.middleware's CORS in front of ``app`` once ``[cors] allowed_origin`` is set.
+
+    Unconfigured, no CORS header is ever sent and a preflight ``OPTIONS``
+    reaches the router, which answers 405.
+    """
+    if not conf.cors.allowed_origin:
+        return app
+    return cors.CORS(app, conf)
+
+
+def with_proxy_headers(conf: cfg.ConfigOpts, app: auth.WSGIApp) -> auth.WSGIApp:
+    """oslo.middleware's HTTPProxyToWSGI once ``[oslo_middleware]
+    enable_proxy_headers_parsing`` is on: ``Forwarded``/``X-Forwarded-*`` then
+    set the scheme, host and client address that links and the access log use."""
+    if not conf.oslo_middleware.enable_proxy_headers_parsing:
+        return app
+    return http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)
 
 
 class MicroversionMiddleware:

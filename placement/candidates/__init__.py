@@ -1,0 +1,12 @@
+"""The allocation-candidates engine behind ``GET /allocation_candidates``.
+
+A pipeline of steps, each usable and testable alone:
+
+``request``    query string → :class:`~placement.candidates.request.CandidateRequest`
+``resolve``    names (classes, traits, aggregates, in_tree) → database ids
+``query``      per request group, the providers that can serve it (SQL)
+``trees``      sharing-provider anchors and ancestry of the survivors (SQL)
+``combine``    one choice per group per anchor, pruned as it goes (pure)
+``summaries``  provider summaries of the trees that made it (SQL + render)
+``engine``     runs the steps, window by window, until the answer is complete
+"""

@@ -1,0 +1,328 @@
+"""Combine the per-group choices of one anchor into allocation candidates.
+
+Pure: no database. A candidate picks one provider per *slot*: one slot per
+suffixed group, and one per resource class of the unsuffixed group (a tree
+serves that group collectively, each class from one provider). The search is
+depth first and checks every rule as soon as the slots it needs are filled,
+so a partial choice that already breaks one is never extended:
+
+* capacity: amounts landing on the same provider and class are summed and
+  must fit what is left (``capacity - used``) and ``max_unit``;
+* ``group_policy=isolate``: suffixed groups use distinct providers;
+* ``same_subtree``: the providers of the named groups hang below one of them;
+* before 1.29: a tree contributes at most one provider;
+* the unsuffixed group's required traits, collectively over its providers.
+
+Identical suffixed groups (same amounts and the same options, not named in
+``same_subtree``) are interchangeable: the search picks their providers in
+non-decreasing order only and then hands out every distinct permutation of
+that pick to the groups. The rules above cannot tell the permutations apart,
+so nothing valid is lost, and a request for eight identical devices on a
+host with eight single devices explores one combination instead of 8**8
+(upstream bug 2070257) before writing out its 8! answers.
+
+The same candidate can be reached from several anchors only when every
+provider in it is a sharing provider; those few are de-duplicated with
+``seen`` (candidate keys).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from itertools import permutations, product
+from typing import NamedTuple
+
+from placement.candidates.query import Room
+from placement.candidates.trees import Ancestry
+
+
+@dataclass(frozen=True)
+class SlotSpec:
+    """One choice of provider a candidate makes."""
+
+    suffix: str
+    granular: bool
+    #: (class id, amount) the chosen provider gives for this slot.
+    amounts: tuple[tuple[int, int], ...]
+
+
+@dataclass
+class Slot:
+    """A slot's options in the current window."""
+
+    spec: SlotSpec
+    #: Anchor root id → providers that can fill the slot there, by id.
+    choices: dict[int, list[int]] = field(default_factory=dict)
+    #: Providers offered through sharing (they may appear under many anchors).
+    shared: set[int] = field(default_factory=set)
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The request-wide rules a combination must follow."""
+
+    isolate: bool = False
+    same_subtrees: tuple[frozenset[str], ...] = ()
+    one_provider_per_tree: bool = False
+    #: Bits the unsuffixed group's providers must cover together (0: none).
+    trait_bits: int = 0
+
+
+@dataclass
+class Facts:
+    """What the rules need to know about the providers of the current window."""
+
+    rooms: dict[tuple[int, int], Room] = field(default_factory=dict)
+    roots: dict[int, int] = field(default_factory=dict)
+    trait_bits: dict[int, int] = field(default_factory=dict)
+    ancestry: Ancestry | None = None
+
+
+class Candidate(NamedTuple):
+    """One allocation request: amounts per provider and class, and who served which group."""
+
+    #: (provider id, class id, amount), sorted.
+    allocations: tuple[tuple[int, int, int], ...]
+    #: (suffix, provider ids) per group, in slot order.
+    mappings: tuple[tuple[str, tuple[int, ...]], ...]
+    #: The tree root of each allocation's provider.
+    roots: tuple[int, ...]
+
+    @property
+    def key(self) -> tuple:
+        """What makes two candidates the same answer."""
+        return self.allocations, self.mappings
+
+    @property
+    def trees(self) -> frozenset[int]:
+        """Roots of the trees the candidate allocates from."""
+        return frozenset(self.roots)
+
+
+class Search:
+    """The depth-first search over a fixed list of slot specs."""
+
+    def __init__(self, specs: list[SlotSpec], rules: Rules) -> None:
+        self.specs = specs
+        self.rules = rules
+        unsuffixed = [i for i, spec in enumerate(specs) if not spec.granular]
+        self._traits = (unsuffixed[-1], unsuffixed) if unsuffixed and rules.trait_bits else None
+        self._subtrees: dict[int, list[list[int]]] = {}
+        for suffixes in rules.same_subtrees:
+            members = [i for i, spec in enumerate(specs) if spec.suffix in suffixes]
+            if members:
+                self._subtrees.setdefault(max(members), []).append(members)
+        self._mappings = [(suffix, [i for i, spec in enumerate(specs) if spec.suffix == suffix])
+                          for suffix in dict.fromkeys(spec.suffix for spec in specs)]
+        self._isolated = [rules.isolate and spec.granular for spec in specs]
+        self._checked = set(self._subtrees) | ({self._traits[0]} if self._traits else set())
+        self._constrained = set().union(*rules.same_subtrees)
+        self._suffixes = [spec.suffix for spec in specs]
+        self._one_slot_each = len(set(self._suffixes)) == len(specs)
+        self._singletons = _Singletons()
+
+    def anchors(self, slots: list[Slot]) -> list[int]:
+        """Anchors where every slot has at least one option, ascending."""
+        common = set(slots[0].choices)
+        for slot in slots[1:]:
+            common.intersection_update(slot.choices)
+        return sorted(common)
+
+    def candidates(self, anchor: int, slots: list[Slot], facts: Facts,
+                   seen: set[tuple]) -> Iterator[Candidate]:
+        """Every valid combination of the anchor's options, deduplicated."""
+        options = [slot.choices.get(anchor) for slot in slots]
+        if not all(options):
+            return
+        rooms = facts.rooms
+        levels = [[(p, tuple(((p, rc), amount, min(rooms[p, rc].left, rooms[p, rc].max_unit))
+                             for rc, amount in spec.amounts)) for p in providers]
+                  for spec, providers in zip(self.specs, options, strict=True)]
+        twins = self._twins(options)
+        shared = [slot.shared for slot in slots] if any(slot.shared for slot in slots) else None
+        for chosen, used in self._search(levels, facts, twins):
+            allocations = tuple([(p, rc, amount) for (p, rc), amount in sorted(used.items())])
+            roots = tuple([facts.roots[p] for p, _, _ in allocations])
+            for picks in self._arrangements(chosen, twins):
+                candidate = Candidate(allocations, self._mapped(picks), roots)
+                if shared is not None and all(p in ps for p, ps in zip(picks, shared,
+                                                                       strict=True)):
+                    if candidate.key in seen:
+                        continue
+                    seen.add(candidate.key)
+                yield candidate
+
+    def _twins(self, options: list[list[int]]) -> list[int | None]:
+        """For each slot, the earlier slot it is interchangeable with (or None)."""
+        twins: list[int | None] = [None] * len(options)
+        last: dict[tuple, int] = {}
+        for i, spec in enumerate(self.specs):
+            if spec.granular and spec.suffix not in self._constrained:
+                key = (spec.amounts, tuple(options[i]))
+                twins[i] = last.get(key)
+                last[key] = i
+        return twins
+
+    @staticmethod
+    def _arrangements(chosen: list[int], twins: list[int | None]) -> Iterator[list[int]]:
+        """``chosen`` with each run of twins' picks permuted in every distinct way."""
+        runs: dict[int, list[int]] = {}
+        for i, twin in enumerate(twins):
+            if twin is not None:
+                runs.setdefault(twin, [twin]).append(i)
+                runs[i] = runs.pop(twin)
+        if not runs:
+            yield chosen
+            return
+        orders = []
+        for run in runs.values():
+            picked = [chosen[i] for i in run]
+            distinct = (permutations(picked) if len(set(picked)) == len(picked)
+                        else sorted(set(permutations(picked))))
+            if run == list(range(run[0], run[-1] + 1)):
+                orders.append((slice(run[0], run[-1] + 1), distinct))
+            else:
+                orders.append((run, distinct))
+        arranged = list(chosen)
+        if len(orders) == 1 and isinstance(orders[0][0], slice):
+            where, distinct = orders[0]
+            for order in distinct:
+                arranged[where] = order
+                yield arranged
+            return
+        for combination in product(*(distinct for _, distinct in orders)):
+            for (where, _), order in zip(orders, combination, strict=True):
+                if isinstance(where, slice):
+                    arranged[where] = order
+                else:
+                    for i, p in zip(where, order, strict=True):
+                        arranged[i] = p
+            yield arranged
+
+    def _search(self, levels: list[list], facts: Facts,
+                twins: list[int | None]) -> Iterator[tuple[list[int], dict]]:
+        """Iterative backtracking; ``pos[i]`` is the option taken at level ``i``
+        (a twin starts at its twin's pick: twins pick in non-decreasing order).
+
+        The hot loop: kept flat (no calls for the capacity check) because a
+        wide tree visits every level's options once per partial combination.
+        """
+        size = len(levels)
+        chosen = [0] * size
+        pos = [-1] * size
+        used: dict[tuple[int, int], int] = {}
+        used_get = used.get
+        trees = _Trees(facts.roots) if self.rules.one_provider_per_tree else None
+        isolated, granular = self._isolated, set()
+        checked = self._checked
+        level = 0
+        while level >= 0:
+            options = levels[level]
+            isolate = isolated[level]
+            index = pos[level]
+            if index >= 0:
+                provider, needs = options[index]
+                _give_back(used, needs)
+                if isolate:
+                    granular.discard(provider)
+                if trees is not None and needs:
+                    trees.give_back(provider)
+                index += 1
+            else:
+                twin = twins[level]
+                index = 0 if twin is None else pos[twin]
+            while index < len(options):
+                provider, needs = options[index]
+                for key, amount, limit in needs:
+                    if used_get(key, 0) + amount > limit:
+                        break
+                else:
+                    if not (isolate and provider in granular) and (
+                            trees is None or not needs or trees.admits(provider)):
+                        for key, amount, _ in needs:
+                            used[key] = used_get(key, 0) + amount
+                        if isolate:
+                            granular.add(provider)
+                        if trees is not None and needs:
+                            trees.take(provider)
+                        chosen[level] = provider
+                        if level not in checked or self._allowed(level, chosen, facts):
+                            break
+                        _give_back(used, needs)
+                        if isolate:
+                            granular.discard(provider)
+                        if trees is not None and needs:
+                            trees.give_back(provider)
+                index += 1
+            if index == len(options):
+                pos[level] = -1
+                level -= 1
+                continue
+            pos[level] = index
+            if level == size - 1:
+                yield chosen, used
+            else:
+                level += 1
+
+    def _allowed(self, level: int, chosen: list[int], facts: Facts) -> bool:
+        """The rules that become checkable once slot ``level`` is filled."""
+        if self._traits is not None and level == self._traits[0]:
+            bits = 0
+            for i in self._traits[1]:
+                bits |= facts.trait_bits.get(chosen[i], 0)
+            if bits & self.rules.trait_bits != self.rules.trait_bits:
+                return False
+        for members in self._subtrees.get(level, ()):
+            assert facts.ancestry is not None
+            if not facts.ancestry.same_subtree({chosen[i] for i in members}):
+                return False
+        return True
+
+    def _mapped(self, chosen: list[int]) -> tuple[tuple[str, tuple[int, ...]], ...]:
+        if self._one_slot_each:
+            return tuple(zip(self._suffixes, map(self._singletons.__getitem__, chosen),
+                             strict=True))
+        return tuple([(suffix, (chosen[slots[0]],) if len(slots) == 1
+                       else tuple(sorted({chosen[i] for i in slots})))
+                      for suffix, slots in self._mappings])
+
+
+class _Singletons(dict):
+    """provider → ``(provider,)``, made once."""
+
+    def __missing__(self, provider: int) -> tuple[int]:
+        self[provider] = (provider,)
+        return self[provider]
+
+
+def _give_back(used: dict[tuple[int, int], int], needs: tuple) -> None:
+    for key, amount, _ in needs:
+        left = used[key] - amount
+        if left:
+            used[key] = left
+        else:
+            del used[key]
+
+
+class _Trees:
+    """Before 1.29: which provider of each tree the partial combination uses."""
+
+    def __init__(self, roots: dict[int, int]) -> None:
+        self._roots = roots
+        #: root → [provider, how many slots chose it]
+        self._owners: dict[int, list[int]] = {}
+
+    def admits(self, provider: int) -> bool:
+        owner = self._owners.get(self._roots[provider])
+        return owner is None or owner[0] == provider
+
+    def take(self, provider: int) -> None:
+        self._owners.setdefault(self._roots[provider], [provider, 0])[1] += 1
+
+    def give_back(self, provider: int) -> None:
+        root = self._roots[provider]
+        owner = self._owners[root]
+        owner[1] -= 1
+        if not owner[1]:
+            del self._owners[root]

@@ -1,0 +1,229 @@
+"""Per request group, the providers that can serve it, straight from SQL.
+
+Every query filters, joins and sums usage in the database and returns one
+row per surviving provider (suffixed groups) or per surviving provider and
+resource class (the unsuffixed group, which a tree serves collectively).
+Rows carry what the later steps need and nothing more: the provider's tree,
+how much of each class it can still take, and (unsuffixed group) which of
+the required trait sets it satisfies.
+
+Two flavours of each query:
+
+* *tree* rows: providers whose tree root lies in a window of root ids;
+  their anchor is their own root;
+* *sharing* rows: providers marked ``MISC_SHARES_VIA_AGGREGATE``, whatever
+  their tree; ``trees.sharing_anchors`` tells which roots they serve.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sqlalchemy
+from sqlalchemy import and_, case, exists, func, literal, or_, select
+from sqlalchemy.engine import Connection
+
+from placement.candidates.resolve import ResolvedGroup, TraitIds
+from placement.db import tables
+from placement.objects import filters
+from placement.objects.resource_provider import aggregate_conditions
+
+_RP = tables.resource_providers
+_INV = tables.inventories
+_ALLOC = tables.allocations
+_RPT = tables.resource_provider_traits
+
+
+@dataclass(frozen=True)
+class Window:
+    """Tree roots with ids in ``[low, high]`` that pass the root trait filter."""
+
+    low: int
+    high: int
+    root_traits: TraitIds = TraitIds()
+
+    def admits(self, root_id: sqlalchemy.ColumnElement) -> list:
+        """Conditions on a root id column."""
+        return [root_id.between(self.low, self.high),
+                *trait_conditions(root_id, self.root_traits)]
+
+
+@dataclass(frozen=True, slots=True)
+class Room:
+    """What a provider can still take of one class: capacity left and max_unit."""
+
+    left: int
+    max_unit: int
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderRow:
+    """A provider that can serve a whole suffixed group."""
+
+    provider: int
+    root: int
+    #: (class id, room) for each class of the group.
+    rooms: tuple[tuple[int, Room], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ClassRow:
+    """A provider that can serve one class of the unsuffixed group."""
+
+    provider: int
+    root: int
+    resource_class: int
+    room: Room
+    #: Bit i set: the provider has a trait of the group's i-th required set.
+    trait_bits: int
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What kinds of provider the deployment has, which allows shortcuts."""
+
+    #: Some provider is marked as sharing.
+    sharing: bool
+    #: Some provider has a parent.
+    nested: bool
+
+    @property
+    def flat(self) -> bool:
+        """Every tree is a single provider that shares nothing."""
+        return not (self.sharing or self.nested)
+
+
+def shape(conn: Connection, sharing_trait: int) -> Shape:
+    sharing = exists().where(_RPT.c.trait_id == sharing_trait)
+    nested = exists().where(_RP.c.parent_provider_id.is_not(None))
+    found = conn.execute(select(sharing.label("sharing"), nested.label("nested"))).one()
+    return Shape(bool(found.sharing), bool(found.nested))
+
+
+# --- building blocks -----------------------------------------------------------
+
+def trait_conditions(provider_id: sqlalchemy.ColumnElement, traits: TraitIds) -> list:
+    """The provider has a trait of each required set and no forbidden one."""
+    conditions = [provider_id.in_(_having(any_of)) for any_of in traits.required]
+    if traits.forbidden:
+        conditions.append(provider_id.not_in(_having(traits.forbidden)))
+    return conditions
+
+
+def _having(trait_ids: frozenset[int]) -> sqlalchemy.Select:
+    return select(_RPT.c.resource_provider_id).where(_RPT.c.trait_id.in_(sorted(trait_ids)))
+
+
+def _used(provider_id: sqlalchemy.ColumnElement,
+          class_id: sqlalchemy.ColumnElement | int) -> sqlalchemy.ScalarSelect:
+    """Sum of allocations of one class on one provider (0 when none)."""
+    return (select(func.coalesce(func.sum(_ALLOC.c.used), 0))
+            .where(_ALLOC.c.resource_provider_id == provider_id,
+                   _ALLOC.c.resource_class_id == class_id)
+            .scalar_subquery())
+
+
+def _fits(inv: sqlalchemy.FromClause, used: sqlalchemy.ColumnElement, amount: int) -> list:
+    """``amount`` more fits the inventory: capacity, min/max unit, step size."""
+    return [used + amount <= (inv.c.total - inv.c.reserved) * inv.c.allocation_ratio,
+            inv.c.min_unit <= amount,
+            inv.c.max_unit >= amount,
+            literal(amount) % inv.c.step_size == 0]
+
+
+def _room(total: int, reserved: int, ratio: float, used: int, max_unit: int) -> Room:
+    return Room(int((total - reserved) * ratio) - int(used), max_unit)
+
+
+def _sharing(sharing_trait: int) -> sqlalchemy.Select:
+    return select(_RPT.c.resource_provider_id).where(_RPT.c.trait_id == sharing_trait)
+
+
+def _positive(aggregates: filters.AggregateFilter) -> filters.AggregateFilter:
+    return filters.AggregateFilter(aggregates.member_of)
+
+
+def _negative(aggregates: filters.AggregateFilter) -> filters.AggregateFilter:
+    return filters.AggregateFilter(forbidden=aggregates.forbidden)
+
+
+# --- suffixed groups: one provider serves the whole group ------------------------
+
+def provider_rows(conn: Connection, group: ResolvedGroup, *, window: Window | None = None,
+                  sharing_trait: int | None = None) -> list[ProviderRow]:
+    """Providers that satisfy the whole suffixed ``group`` on their own.
+
+    Give ``window`` for the providers of those trees, or ``sharing_trait``
+    for the sharing providers of any tree. A group without resources
+    matches only through its ``required`` or ``member_of`` (as upstream's
+    does); its ``in_tree`` is not applied.
+    """
+    if not (group.amounts or group.traits.required or group.aggregates.member_of):
+        return []
+    columns: list = [_RP.c.id, _RP.c.root_provider_id]
+    source: sqlalchemy.FromClause = _RP
+    conditions = [*trait_conditions(_RP.c.id, group.traits),
+                  *aggregate_conditions(_RP.c.id, group.aggregates)]
+    for index, (class_id, amount) in enumerate(group.amounts):
+        inv = _INV.alias(f"inv{index}")
+        used = _used(_RP.c.id, class_id)
+        source = source.join(inv, and_(inv.c.resource_provider_id == _RP.c.id,
+                                       inv.c.resource_class_id == class_id))
+        columns += [inv.c.total, inv.c.reserved, inv.c.allocation_ratio, used, inv.c.max_unit]
+        conditions += _fits(inv, used, amount)
+    if group.amounts and group.tree is not None:
+        conditions.append(_RP.c.root_provider_id == group.tree)
+    if window is not None:
+        conditions += window.admits(_RP.c.root_provider_id)
+    if sharing_trait is not None:
+        conditions.append(_RP.c.id.in_(_sharing(sharing_trait)))
+    query = (select(*columns).select_from(source).where(*conditions)
+             .order_by(_RP.c.root_provider_id, _RP.c.id))
+    class_ids = [class_id for class_id, _ in group.amounts]
+    return [ProviderRow(row[0], row[1], tuple(
+        (class_id, _room(*row[2 + 5 * i:7 + 5 * i])) for i, class_id in enumerate(class_ids)))
+        for row in conn.execute(query)]
+
+
+# --- the unsuffixed group: a tree serves it collectively -------------------------
+
+def class_rows(conn: Connection, group: ResolvedGroup, *, window: Window | None = None,
+               sharing_trait: int | None = None) -> list[ClassRow]:
+    """(provider, class) pairs that can serve one class of the unsuffixed group.
+
+    Tree rows (``window``): aggregates count when the provider *or its root*
+    is in them (an aggregate on the root spans the tree); a forbidden
+    aggregate on either excludes it. Sharing rows (``sharing_trait``): the
+    provider itself must be in the aggregates. Forbidden traits exclude a
+    provider; required traits are only reported (``trait_bits``) because a
+    tree satisfies them collectively.
+    """
+    inv = _INV
+    used = _used(inv.c.resource_provider_id, inv.c.resource_class_id)
+    fits = or_(*(and_(inv.c.resource_class_id == class_id, *_fits(inv, used, amount))
+                 for class_id, amount in group.amounts))
+    bits = [case((_RP.c.id.in_(_having(any_of)), 1 << index), else_=0)
+            for index, any_of in enumerate(group.traits.required)]
+    conditions = [inv.c.resource_class_id.in_([class_id for class_id, _ in group.amounts]),
+                  fits, *trait_conditions(_RP.c.id, TraitIds(forbidden=group.traits.forbidden))]
+    positive, negative = _positive(group.aggregates), _negative(group.aggregates)
+    if window is not None:
+        conditions += window.admits(_RP.c.root_provider_id)
+        if group.tree is not None:
+            conditions.append(_RP.c.root_provider_id == group.tree)
+        if positive.member_of:
+            conditions.append(or_(and_(*aggregate_conditions(_RP.c.id, positive)),
+                                  and_(*aggregate_conditions(_RP.c.root_provider_id, positive))))
+        conditions += aggregate_conditions(_RP.c.root_provider_id, negative)
+    if sharing_trait is not None:
+        conditions += [_RP.c.id.in_(_sharing(sharing_trait)),
+                       *aggregate_conditions(_RP.c.id, positive)]
+    conditions += aggregate_conditions(_RP.c.id, negative)
+    query = (select(_RP.c.id, _RP.c.root_provider_id, inv.c.resource_class_id, inv.c.total,
+                    inv.c.reserved, inv.c.allocation_ratio, inv.c.max_unit, used, *bits)
+             .select_from(_RP.join(inv, inv.c.resource_provider_id == _RP.c.id))
+             .where(*conditions)
+             .order_by(_RP.c.root_provider_id, _RP.c.id, inv.c.resource_class_id))
+    return [ClassRow(row[0], row[1], row[2], _room(row[3], row[4], row[5], row[7], row[6]),
+                     sum(row[8:]))
+            for row in conn.execute(query)]

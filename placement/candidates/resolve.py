@@ -1,0 +1,116 @@
+"""Turn the names of a parsed request into database ids.
+
+Upstream looks names up group by group and stops at the first group that
+cannot match anything, so an unknown name in a later group only matters when
+every earlier group could match. Within a group the order is: resource
+classes (400), then ``member_of`` (no provider in those aggregates: nothing
+matches), then traits (400), then ``in_tree`` (unknown provider: nothing
+matches). :func:`group` follows that order and reports "nothing matches" as
+``ResolvedGroup.void``; the engine decides what an error in a later group
+means.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import os_traits
+from sqlalchemy import exists, select
+from sqlalchemy.engine import Connection
+
+from placement import errors
+from placement.candidates.request import RequestGroup
+from placement.db import tables
+from placement.objects import filters, resource_class, resource_provider, trait
+
+_CLASS_MESSAGE = "Invalid resource class in resources parameter: No such resource class {names}."
+
+
+@dataclass(frozen=True)
+class TraitIds:
+    """Trait ids: each set of ``required`` needs one member; none of ``forbidden``."""
+
+    required: tuple[frozenset[int], ...] = ()
+    forbidden: frozenset[int] = frozenset()
+
+    def __bool__(self) -> bool:
+        return bool(self.required or self.forbidden)
+
+
+@dataclass(frozen=True)
+class ResolvedGroup:
+    """A request group in database terms."""
+
+    suffix: str
+    #: (resource class id, amount), in the order the request lists them.
+    amounts: tuple[tuple[int, int], ...]
+    traits: TraitIds
+    #: Aggregates stay uuids: the SQL joins them (unknown ones match nothing).
+    aggregates: filters.AggregateFilter
+    #: Root id of the ``in_tree`` provider's tree.
+    tree: int | None = None
+    #: True when the group can match nothing (unknown tree or aggregates).
+    void: bool = False
+
+    @property
+    def granular(self) -> bool:
+        return self.suffix != ""
+
+
+def root_traits(conn: Connection, wanted: filters.TraitFilter) -> TraitIds:
+    """Ids of ``root_required``; the first unknown name is a 400."""
+    required = [name for any_of in wanted.required for name in sorted(any_of)]
+    ids = _ids(trait.trait_ids_by_name, conn, required + sorted(wanted.forbidden),
+               trait.NOT_FOUND_MESSAGE)
+    return TraitIds(tuple(frozenset([ids[name]]) for name in required),
+                    frozenset(ids[name] for name in wanted.forbidden))
+
+
+def sharing_trait(conn: Connection) -> int:
+    """The id of the trait that marks sharing providers."""
+    name = os_traits.MISC_SHARES_VIA_AGGREGATE
+    return trait.trait_ids_by_name(conn, [name])[name]
+
+
+def group(conn: Connection, wanted: RequestGroup) -> ResolvedGroup:
+    """Resolve one group, in upstream's order (see the module docstring)."""
+    classes = _ids(resource_class.resource_class_ids, conn, list(wanted.resources),
+                   _CLASS_MESSAGE)
+    amounts = tuple((classes[name], amount) for name, amount in wanted.resources.items())
+    if wanted.aggregates.member_of and not _someone_in(conn, wanted.aggregates):
+        return ResolvedGroup(wanted.suffix, amounts, TraitIds(), wanted.aggregates, void=True)
+    names = [name for any_of in wanted.traits.required for name in sorted(any_of)]
+    ids = _ids(trait.trait_ids_by_name, conn, names + sorted(wanted.traits.forbidden),
+               trait.NOT_FOUND_MESSAGE)
+    traits = TraitIds(tuple(frozenset(ids[name] for name in any_of)
+                            for any_of in wanted.traits.required),
+                      frozenset(ids[name] for name in wanted.traits.forbidden))
+    tree = None
+    if wanted.in_tree is not None:
+        provider = resource_provider.get_by_uuid(conn, wanted.in_tree)
+        if provider is None:
+            return ResolvedGroup(wanted.suffix, amounts, traits, wanted.aggregates, void=True)
+        tree = provider.root_provider_id
+    return ResolvedGroup(wanted.suffix, amounts, traits, wanted.aggregates, tree)
+
+
+def _someone_in(conn: Connection, aggregates: filters.AggregateFilter) -> bool:
+    """Whether some provider is itself in an aggregate of every ``member_of`` set."""
+    rp = tables.resource_providers
+    positive = filters.AggregateFilter(aggregates.member_of)
+    return bool(conn.execute(select(exists().where(
+        *resource_provider.aggregate_conditions(rp.c.id, positive)))).scalar())
+
+
+def _ids(lookup: Callable[..., dict[str, int]], conn: Connection, names: Iterable[str],
+         message: str) -> dict[str, int]:
+    """``lookup`` the names at once; on failure name only the first unknown one,
+    as upstream (which looks names up one by one) does."""
+    names = list(names)
+    try:
+        return lookup(conn, names, message=message, error=errors.BadRequest)
+    except errors.BadRequest:
+        for name in names:
+            lookup(conn, [name], message=message, error=errors.BadRequest)
+        raise

@@ -1,0 +1,113 @@
+"""``provider_summaries``: the providers of the answer's trees, per microversion.
+
+:func:`load` reads, for whole trees, each provider's uuids, capacity and
+usage per class and trait names; :func:`render` shapes them the way the
+requested microversion shows them:
+
+* < 1.27 only the classes some group requested, from 1.27 every class;
+* ``traits`` from 1.17;
+* ``parent_provider_uuid`` / ``root_provider_uuid`` from 1.29.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from sqlalchemy import bindparam, func, select
+from sqlalchemy.engine import Connection
+
+from placement import microversion as mv
+from placement.candidates.trees import chunks
+from placement.db import tables
+
+_RP = tables.resource_providers
+_INV = tables.inventories
+_ALLOC = tables.allocations
+_RC = tables.resource_classes
+_RPT = tables.resource_provider_traits
+_TRAITS = tables.traits
+
+
+@dataclass
+class Provider:
+    uuid: str
+    parent: int | None
+    root: int
+    #: class name → (capacity, used)
+    resources: dict[str, tuple[int, int]] = field(default_factory=dict)
+    traits: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Trees:
+    """Whole trees, by provider id."""
+
+    providers: dict[int, Provider] = field(default_factory=dict)
+
+    def uuid(self, provider: int) -> str:
+        return self.providers[provider].uuid
+
+
+def load(conn: Connection, roots: Iterable[int], extra: Iterable[int] = ()) -> Trees:
+    """The trees rooted at ``roots``, plus the single providers ``extra``."""
+    trees = Trees()
+    for chunk in chunks(set(roots)):
+        _load(conn, trees, _RP.c.root_provider_id, chunk)
+    missing = set(extra) - set(trees.providers)
+    for chunk in chunks(missing):
+        _load(conn, trees, _RP.c.id, chunk)
+    return trees
+
+
+def _load(conn: Connection, trees: Trees, column, ids: list[int]) -> None:
+    """Providers whose ``column`` is in ``ids``, with inventories and traits."""
+    wanted = column.in_(bindparam("ids", expanding=True))
+    params = {"ids": ids}
+    providers = trees.providers
+    for id_, uuid, parent, root in conn.execute(
+            select(_RP.c.id, _RP.c.uuid, _RP.c.parent_provider_id, _RP.c.root_provider_id)
+            .where(wanted), params):
+        providers[id_] = Provider(uuid, parent, root)
+    used = (select(func.coalesce(func.sum(_ALLOC.c.used), 0))
+            .where(_ALLOC.c.resource_provider_id == _INV.c.resource_provider_id,
+                   _ALLOC.c.resource_class_id == _INV.c.resource_class_id)
+            .scalar_subquery())
+    inventories = (
+        select(_INV.c.resource_provider_id, _RC.c.name, _INV.c.total, _INV.c.reserved,
+               _INV.c.allocation_ratio, used)
+        .join(_RP, _RP.c.id == _INV.c.resource_provider_id)
+        .join(_RC, _RC.c.id == _INV.c.resource_class_id)
+        .where(wanted).order_by(_INV.c.resource_provider_id, _INV.c.resource_class_id))
+    for id_, name, total, reserved, ratio, in_use in conn.execute(inventories, params):
+        providers[id_].resources[name] = (int((total - reserved) * ratio), int(in_use))
+    for id_, name in conn.execute(
+            select(_RPT.c.resource_provider_id, _TRAITS.c.name)
+            .join(_TRAITS, _TRAITS.c.id == _RPT.c.trait_id)
+            .join(_RP, _RP.c.id == _RPT.c.resource_provider_id)
+            .where(wanted).order_by(_RPT.c.resource_provider_id, _RPT.c.trait_id), params):
+        providers[id_].traits.append(name)
+
+
+def render(trees: Trees, shown: Iterable[int], version: mv.Version,
+           requested: set[str]) -> dict[str, dict]:
+    """The ``provider_summaries`` object for the providers ``shown``."""
+    all_classes = version >= mv.SUMMARIES_ALL_CLASSES
+    with_traits = version >= mv.CANDIDATES_TRAITS
+    nested = version >= mv.NESTED_CANDIDATES
+    providers = trees.providers
+    summaries = {}
+    for id_ in sorted(shown):
+        provider = providers[id_]
+        summary: dict = {"resources": {
+            name: {"capacity": capacity, "used": used}
+            for name, (capacity, used) in provider.resources.items()
+            if all_classes or name in requested}}
+        if with_traits:
+            summary["traits"] = list(provider.traits)
+        if nested:
+            summary["parent_provider_uuid"] = (providers[provider.parent].uuid
+                                               if provider.parent is not None else None)
+            summary["root_provider_uuid"] = providers[provider.root].uuid
+        summaries[provider.uuid] = summary
+    return summaries

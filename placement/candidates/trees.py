@@ -1,0 +1,92 @@
+"""Tree facts about the providers that survived the group queries, in bulk.
+
+* which tree roots each sharing provider serves (through a shared aggregate);
+* who is whose parent, for ``same_subtree``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from itertools import islice
+
+from sqlalchemy import select
+from sqlalchemy.engine import Connection
+
+from placement.candidates.query import Window
+from placement.db import tables
+from placement.objects import filters
+from placement.objects.resource_provider import aggregate_conditions
+
+_RP = tables.resource_providers
+_RPA = tables.resource_provider_aggregates
+
+#: Ids per ``IN (...)`` list: safe for every backend's parameter limit.
+CHUNK = 500
+
+
+def chunks(ids: Iterable[int], size: int = CHUNK) -> Iterator[list[int]]:
+    """``ids`` sorted, in lists of at most ``size``."""
+    ordered = iter(sorted(ids))
+    while chunk := list(islice(ordered, size)):
+        yield chunk
+
+
+def sharing_anchors(conn: Connection, providers: Iterable[int], window: Window,
+                    forbidden: frozenset[str] = frozenset()) -> dict[int, set[int]]:
+    """For each sharing provider, the roots in ``window`` it serves.
+
+    A sharing provider serves every tree that has *any* provider (root or
+    not) in one of its aggregates, including its own tree when it is in an
+    aggregate at all. Roots in a ``forbidden`` aggregate are left out.
+    """
+    mine, theirs = _RPA.alias("mine"), _RPA.alias("theirs")
+    served: dict[int, set[int]] = {}
+    for chunk in chunks(providers):
+        query = (select(mine.c.resource_provider_id, _RP.c.root_provider_id).distinct()
+                 .select_from(mine.join(theirs, theirs.c.aggregate_id == mine.c.aggregate_id)
+                              .join(_RP, _RP.c.id == theirs.c.resource_provider_id))
+                 .where(mine.c.resource_provider_id.in_(chunk),
+                        *window.admits(_RP.c.root_provider_id),
+                        *aggregate_conditions(_RP.c.root_provider_id,
+                                              filters.AggregateFilter(forbidden=forbidden))))
+        for provider, root in conn.execute(query):
+            served.setdefault(provider, set()).add(root)
+    return served
+
+
+class Ancestry:
+    """Parent links of whole trees, answering "is A an ancestor-or-self of B"."""
+
+    def __init__(self, parents: dict[int, int | None]) -> None:
+        self._parents = parents
+        self._lines: dict[int, frozenset[int]] = {}
+
+    @classmethod
+    def load(cls, conn: Connection, window: Window | None, roots: Iterable[int]) -> Ancestry:
+        """The trees with roots in ``window`` (any root trait) and ``roots``."""
+        columns = (_RP.c.id, _RP.c.parent_provider_id)
+        parents: dict[int, int | None] = {}
+        if window is not None:
+            parents.update(conn.execute(select(*columns).where(
+                _RP.c.root_provider_id.between(window.low, window.high))).all())
+        for chunk in chunks(set(roots)):
+            parents.update(conn.execute(select(*columns).where(
+                _RP.c.root_provider_id.in_(chunk))).all())
+        return cls(parents)
+
+    def line(self, provider: int) -> frozenset[int]:
+        """``provider`` and all its ancestors."""
+        found = self._lines.get(provider)
+        if found is None:
+            parent = self._parents.get(provider)
+            found = frozenset([provider]) | (self.line(parent) if parent is not None
+                                             else frozenset())
+            self._lines[provider] = found
+        return found
+
+    def same_subtree(self, providers: set[int]) -> bool:
+        """One of ``providers`` is an ancestor-or-self of all the others."""
+        if len(providers) == 1:
+            return True
+        common = frozenset.intersection(*(self.line(p) for p in providers))
+        return not common.isdisjoint(providers)

@@ -1,0 +1,59 @@
+"""``/resource_providers/{uuid}/aggregates`` (microversion 1.1 on).
+
+From 1.19 the body carries the provider generation: a PUT is refused when it
+is stale and always bumps it; before 1.19 neither happens.
+"""
+
+from __future__ import annotations
+
+import falcon
+
+from placement import errors
+from placement import microversion as mv
+from placement.handlers import base
+from placement.handlers.resource_provider import load_provider
+from placement.objects import aggregate as agg_obj
+from placement.objects import resource_provider as rp_obj
+from placement.schemas import aggregate as schema
+
+
+def _send(req: falcon.Request, resp: falcon.Response, uuids: list[str], generation: int) -> None:
+    body: dict = {"aggregates": uuids}
+    if base.version(req) >= mv.AGGREGATES_GENERATION:
+        body["resource_provider_generation"] = generation
+    base.send_json(resp, body)
+    base.set_cache_headers(req, resp, base.utcnow())
+
+
+class Aggregates(base.Resource):
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, uuid: str) -> None:
+        base.check_accept(req)
+        base.require_version(req, mv.AGGREGATES)
+        self.authorize(req, "placement:resource_providers:aggregates:list")
+        provider = load_provider(self, uuid)
+        _send(req, resp, agg_obj.list_for_provider(self.deps.engine, provider),
+              provider.generation)
+
+    def on_put(self, req: falcon.Request, resp: falcon.Response, uuid: str) -> None:
+        base.require_json_content(req)
+        base.require_version(req, mv.AGGREGATES)
+        self.authorize(req, "placement:resource_providers:aggregates:update")
+        with_generation = base.version(req) >= mv.AGGREGATES_GENERATION
+        provider = load_provider(self, uuid)
+        data = base.json_body(req, schema.PUT_AGGREGATES_1_19 if with_generation
+                              else schema.PUT_AGGREGATES)
+        uuids = data
+        if with_generation:
+            if data["resource_provider_generation"] != provider.generation:
+                raise errors.Conflict("Resource provider's generation already changed. Please "
+                                      "update the generation and try again.",
+                                      code=errors.CONCURRENT_UPDATE)
+            uuids = data["aggregates"]
+        try:
+            generation = agg_obj.set_aggregates(self.deps.engine, provider, uuids,
+                                                increment_generation=with_generation)
+        except rp_obj.GenerationConflict as exc:
+            raise errors.Conflict(f"Update conflict: {exc.message}",
+                                  code=errors.CONCURRENT_UPDATE) from None
+        _send(req, resp, uuids, generation)

@@ -1,0 +1,154 @@
+"""``/allocations/{consumer_uuid}``, ``POST /allocations`` and a provider's allocations.
+
+Bodies change shape with the microversion (see ``placement.schemas.allocation``);
+here every shape is turned into :class:`allocation.ConsumerWrite` records and
+the object layer does the rest. The object layer's errors get the prefix
+each route has upstream.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import falcon
+from oslo_config import cfg
+from oslo_utils import uuidutils
+
+from placement import errors
+from placement import microversion as mv
+from placement.handlers import base
+from placement.objects import allocation
+from placement.objects import consumer as consumer_obj
+from placement.schemas import allocation as schema
+
+
+def consumer_writes(conf: cfg.ConfigOpts, entries: dict,
+                    version: mv.Version) -> list[allocation.ConsumerWrite]:
+    """Dict-form entries keyed by consumer uuid → writes for the object layer."""
+    return [_write(conf, consumer_uuid, entry, entry["allocations"], version)
+            for consumer_uuid, entry in entries.items()]
+
+
+def _write(conf: cfg.ConfigOpts, consumer_uuid: str, body: dict,
+           by_provider: dict, version: mv.Version) -> allocation.ConsumerWrite:
+    if "project_id" in body:
+        project_id, user_id = body["project_id"], body["user_id"]
+    else:  # below 1.8 the body has no owner: upstream's placeholders
+        project_id = conf.placement.incomplete_consumer_project_id
+        user_id = conf.placement.incomplete_consumer_user_id
+    return allocation.ConsumerWrite(
+        uuid=consumer_uuid, project_id=project_id, user_id=user_id,
+        allocations={rp: dict(share["resources"]) for rp, share in by_provider.items()},
+        generation=(body["consumer_generation"] if version >= mv.CONSUMER_GENERATION
+                    else allocation.UNCHECKED),
+        consumer_type=body.get("consumer_type") if version >= mv.CONSUMER_TYPES else None)
+
+
+def _list_to_dict(items: list) -> dict:
+    """The 1.0–1.11 list form as the dict form; a repeated provider: last wins."""
+    return {item["resource_provider"]["uuid"]: {"resources": item["resources"]}
+            for item in items}
+
+
+def _concurrent(exc: consumer_obj.ConcurrentUpdate) -> errors.Conflict:
+    return errors.Conflict(
+        f"Inventory and/or allocations changed while attempting to allocate: {exc.message}",
+        code=errors.CONCURRENT_UPDATE)
+
+
+class ConsumerAllocations(base.Resource):
+    """``/allocations/{consumer_uuid}``: what one consumer holds."""
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, consumer_uuid: str) -> None:
+        base.check_accept(req)
+        self.authorize(req, "placement:allocations:list")
+        want = base.version(req)
+        found = allocation.get_for_consumer(self.deps.engine, consumer_uuid)
+        body: dict = {"allocations": {}}
+        if found is not None:
+            body["allocations"] = {
+                rp: {"resources": share.resources, "generation": share.generation}
+                for rp, share in found.providers.items()}
+            if want >= mv.ALLOCATIONS_DICT:
+                body["project_id"] = found.project_id
+                body["user_id"] = found.user_id
+                if want >= mv.CONSUMER_GENERATION:
+                    body["consumer_generation"] = found.generation
+                if want >= mv.CONSUMER_TYPES:
+                    body["consumer_type"] = found.consumer_type
+        base.send_json(resp, body)
+        base.set_cache_headers(req, resp, (found and found.last_modified) or base.utcnow())
+
+    def on_put(self, req: falcon.Request, resp: falcon.Response, consumer_uuid: str) -> None:
+        base.require_json_content(req)
+        self.authorize(req, "placement:allocations:update")
+        if not uuidutils.is_uuid_like(consumer_uuid):
+            raise errors.BadRequest(f"Malformed consumer_uuid: {consumer_uuid}")
+        consumer_uuid = str(uuid.UUID(consumer_uuid))
+        want = base.version(req)
+        data = base.read_json(req)
+        base.validate_body(data, schema.put_schema(want))
+        by_provider = data["allocations"]
+        if want < mv.ALLOCATIONS_DICT:
+            by_provider = _list_to_dict(by_provider)
+        writes = [_write(self.deps.conf, consumer_uuid, data, by_provider, want)]
+        try:
+            allocation.replace(self.deps.engine, writes,
+                               attempts=self.deps.conf.placement.allocation_conflict_retry_count)
+        except allocation.UnknownResourceClass as exc:
+            raise errors.BadRequest(
+                f"Unable to allocate inventory for consumer {consumer_uuid}: {exc.message}"
+            ) from None
+        except allocation.InvalidAllocation as exc:
+            raise errors.Conflict(f"Unable to allocate inventory: {exc.message}") from None
+        except consumer_obj.ConcurrentUpdate as exc:
+            raise _concurrent(exc) from None
+        base.send_empty(resp, 204)
+
+    def on_delete(self, req: falcon.Request, resp: falcon.Response, consumer_uuid: str) -> None:
+        self.authorize(req, "placement:allocations:delete")
+        allocation.delete_for_consumer(self.deps.engine, consumer_uuid)
+        base.send_empty(resp, 204)
+
+
+class Allocations(base.Resource):
+    """``POST /allocations`` (1.13): replace several consumers' allocations at once."""
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        base.require_version(req, mv.POST_ALLOCATIONS)
+        base.require_json_content(req)
+        self.authorize(req, "placement:allocations:manage")
+        want = base.version(req)
+        data = base.read_json(req)
+        base.validate_body(data, schema.post_schema(want))
+        try:
+            allocation.replace(self.deps.engine, consumer_writes(self.deps.conf, data, want),
+                               attempts=self.deps.conf.placement.allocation_conflict_retry_count)
+        except allocation.UnknownResourceClass as exc:
+            raise errors.BadRequest(f"Unable to allocate inventory {exc.message}") from None
+        except allocation.InvalidAllocation as exc:
+            raise errors.Conflict(f"Unable to allocate inventory: {exc.message}") from None
+        except consumer_obj.ConcurrentUpdate as exc:
+            raise _concurrent(exc) from None
+        base.send_empty(resp, 204)
+
+
+class ProviderAllocations(base.Resource):
+    """``GET /resource_providers/{uuid}/allocations``: everything held on a provider."""
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, uuid: str) -> None:
+        base.check_accept(req)
+        self.authorize(req, "placement:resource_providers:allocations:list")
+        found = allocation.get_for_provider(self.deps.engine, uuid)
+        if found is None:
+            raise errors.NotFound(f"Resource provider '{uuid}' not found: "
+                                  f"No resource provider with uuid {uuid} found")
+        with_generation = base.version(req) >= mv.CONSUMER_GENERATION
+        consumers = {}
+        for consumer_uuid, share in found.consumers.items():
+            consumers[consumer_uuid] = {"resources": share.resources}
+            if with_generation:
+                consumers[consumer_uuid]["consumer_generation"] = share.generation
+        base.send_json(resp, {"allocations": consumers,
+                              "resource_provider_generation": found.generation})
+        base.set_cache_headers(req, resp, found.last_modified or base.utcnow())

@@ -1,0 +1,126 @@
+"""``/traits``, ``/traits/{name}`` and ``/resource_providers/{uuid}/traits`` (1.6+)."""
+
+from __future__ import annotations
+
+import datetime
+
+import falcon
+import jsonschema
+
+from placement import errors
+from placement import microversion as mv
+from placement.handlers import base
+from placement.objects import trait as trait_obj
+from placement.schemas import trait as schema
+
+_INVALID_NAME = (
+    'The trait is invalid. A valid trait must be no longer than 255 characters, start '
+    'with the prefix "CUSTOM_" and use following characters: "A"-"Z", "0"-"9" and "_"')
+
+
+def _last_modified(traits: list[trait_obj.Trait]) -> datetime.datetime:
+    """The newest trait's time, or now when there is none."""
+    return base.latest([trait.last_modified for trait in traits]) or base.utcnow()
+
+
+def _list_filters(req: falcon.Request) -> dict:
+    """``list_traits`` keywords from ``?name=in:…|startswith:…&associated=…``."""
+    params = base.validate_query(req, schema.LIST_QUERY)
+    filters: dict = {}
+    if "name" in params:
+        op, sep, value = params["name"].partition(":")
+        if not sep:
+            raise errors.BadRequest(
+                "Badly formatted name parameter. Expected name query string parameter in "
+                f'form: ?name=[in|startswith]:[name1,name2|prefix]. Got: "{params["name"]}"')
+        # Any other operator filters nothing, as upstream.
+        if op == "in":
+            filters["names"] = value.split(",")
+        elif op == "startswith":
+            filters["prefix"] = value
+    if "associated" in params:
+        associated = params["associated"].lower()
+        if associated not in ("true", "false"):
+            raise errors.BadRequest(
+                'The query parameter "associated" only accepts "true" or "false"')
+        filters["associated"] = associated == "true"
+    return filters
+
+
+class Traits(base.Resource):
+    """``GET /traits``: trait names, optionally filtered."""
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        base.require_version(req, mv.TRAITS)
+        base.check_accept(req)
+        self.authorize(req, "placement:traits:list")
+        traits = trait_obj.list_traits(self.deps.engine, **_list_filters(req))
+        base.send_json(resp, {"traits": [trait.name for trait in traits]})
+        base.set_cache_headers(req, resp, _last_modified(traits))
+
+
+class Trait(base.Resource):
+    """``/traits/{name}``: check existence, create a custom trait, delete it."""
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
+        base.require_version(req, mv.TRAITS)
+        self.authorize(req, "placement:traits:show")
+        trait = trait_obj.get(self.deps.engine, name)
+        base.send_empty(resp, 204)
+        base.set_cache_headers(req, resp, trait.created_at)
+
+    def on_put(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
+        base.require_version(req, mv.TRAITS)
+        self.authorize(req, "placement:traits:update")
+        try:
+            jsonschema.validate(name, schema.CUSTOM_NAME)
+        except jsonschema.ValidationError:
+            raise errors.BadRequest(_INVALID_NAME) from None
+        created, trait = trait_obj.ensure(self.deps.engine, name)
+        resp.location = base.absolute_url(req, f"/traits/{trait.name}")
+        base.send_empty(resp, 201 if created else 204)
+        base.set_cache_headers(req, resp, trait.created_at)
+
+    def on_delete(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
+        base.require_version(req, mv.TRAITS)
+        self.authorize(req, "placement:traits:delete")
+        trait_obj.delete_custom(self.deps.engine, name)
+        base.send_empty(resp, 204)
+
+
+class ProviderTraits(base.Resource):
+    """``/resource_providers/{uuid}/traits``: a provider's set of traits."""
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response, uuid: str) -> None:
+        base.require_version(req, mv.TRAITS)
+        base.check_accept(req)
+        self.authorize(req, "placement:resource_providers:traits:list")
+        try:
+            found = trait_obj.provider_traits(self.deps.engine, uuid)
+        except errors.NotFound as exc:
+            raise errors.NotFound(
+                f"No resource provider with uuid {uuid} found: {exc.message}") from None
+        self._send(req, resp, found)
+
+    def on_put(self, req: falcon.Request, resp: falcon.Response, uuid: str) -> None:
+        base.require_version(req, mv.TRAITS)
+        base.require_json_content(req)
+        self.authorize(req, "placement:resource_providers:traits:update")
+        data = base.read_json(req)
+        base.validate_body(data, schema.SET_PROVIDER_TRAITS)
+        found = trait_obj.set_provider_traits(
+            self.deps.engine, uuid, data["resource_provider_generation"], data["traits"])
+        self._send(req, resp, found)
+
+    def on_delete(self, req: falcon.Request, resp: falcon.Response, uuid: str) -> None:
+        base.require_version(req, mv.TRAITS)
+        self.authorize(req, "placement:resource_providers:traits:delete")
+        trait_obj.clear_provider_traits(self.deps.engine, uuid)
+        base.send_empty(resp, 204)
+
+    @staticmethod
+    def _send(req: falcon.Request, resp: falcon.Response,
+              found: trait_obj.ProviderTraits) -> None:
+        base.send_json(resp, {"traits": [trait.name for trait in found.traits],
+                              "resource_provider_generation": found.generation})
+        base.set_cache_headers(req, resp, _last_modified(found.traits))

@@ -1,0 +1,1 @@
+"""Domain logic over the database: providers, inventories, classes, traits, allocations."""

@@ -1,0 +1,165 @@
+"""Consumers and the rows they point at: projects, users, consumer types.
+
+A consumer row exists while the consumer holds allocations; allocation
+writes create it and delete it again when its last allocation goes. Its
+``generation`` is the consumer's compare-and-swap counter (microversion 1.28
+clients send the value they last saw).
+
+Projects, users and consumer types are name → id lookup rows created on
+first use, each in a transaction of its own so they survive a failed
+allocation write (as upstream's do) and a concurrent creator simply wins.
+The consumer rows themselves are created inside the allocation transaction,
+so a failed write leaves no consumer behind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import sqlalchemy
+from sqlalchemy import Table, delete, exists, insert, select, update
+from sqlalchemy.engine import Connection, Engine
+
+from placement import errors
+from placement.db import tables
+from placement.db.transaction import reader, writer
+
+_CONSUMERS = tables.consumers
+
+#: Upstream's text when a consumer changed between our read and our write.
+CONCURRENT_UPDATE_MESSAGE = "Another thread concurrently updated the data. Please retry your update"
+
+#: Name shown for consumers without a recorded type (microversion 1.38).
+UNKNOWN_TYPE = "unknown"
+
+
+class ConcurrentUpdate(errors.Conflict):
+    """A consumer (or provider) changed under a write; handlers add a prefix."""
+
+    def __init__(self, message: str = CONCURRENT_UPDATE_MESSAGE) -> None:
+        super().__init__(message, code=errors.CONCURRENT_UPDATE)
+
+
+@dataclass(frozen=True)
+class Consumer:
+    """A consumer row; ``project_id``/``user_id`` are internal ids."""
+
+    id: int
+    uuid: str
+    project_id: int
+    user_id: int
+    generation: int
+    consumer_type_id: int | None
+
+
+# --- projects, users, consumer types ----------------------------------------
+
+def _lookup_id(engine: Engine, table: Table, column: str, value: str) -> int:
+    """The id of ``table``'s row whose ``column`` is ``value``, created if missing."""
+    query = select(table.c.id).where(table.c[column] == value)
+
+    def find(conn: Connection) -> int | None:
+        # The column's collation decides what "the same name" is, as upstream.
+        return conn.execute(query).scalar()
+
+    with reader(engine) as conn:
+        found = find(conn)
+    if found is not None:
+        return found
+    try:
+        with writer(engine) as conn:
+            found = find(conn)
+            if found is None:
+                found = conn.execute(insert(table).values(
+                    {column: value, "created_at": tables.utcnow()})).inserted_primary_key[0]
+            return found
+    except sqlalchemy.exc.IntegrityError:
+        # Someone else created it between our look and our insert.
+        with reader(engine) as conn:
+            found = find(conn)
+        if found is None:
+            raise
+        return found
+
+
+def project_id(engine: Engine, external_id: str) -> int:
+    """Internal id of the project ``external_id`` (created on first use)."""
+    return _lookup_id(engine, tables.projects, "external_id", external_id)
+
+
+def user_id(engine: Engine, external_id: str) -> int:
+    """Internal id of the user ``external_id`` (created on first use)."""
+    return _lookup_id(engine, tables.users, "external_id", external_id)
+
+
+def consumer_type_id(engine: Engine, name: str) -> int:
+    """Internal id of the consumer type ``name`` (created on first use)."""
+    return _lookup_id(engine, tables.consumer_types, "name", name)
+
+
+# --- consumer rows, inside the caller's transaction ----------------------------
+
+def get_by_uuids(conn: Connection, uuids: Iterable[str]) -> dict[str, Consumer]:
+    """The consumers among ``uuids`` that exist, keyed by uuid."""
+    wanted = list(set(uuids))
+    if not wanted:
+        return {}
+    c = _CONSUMERS
+    rows = conn.execute(select(c.c.id, c.c.uuid, c.c.project_id, c.c.user_id, c.c.generation,
+                               c.c.consumer_type_id).where(c.c.uuid.in_(wanted)))
+    return {row.uuid: Consumer(**row._mapping) for row in rows}
+
+
+def create(conn: Connection, uuid: str, *, project_id: int, user_id: int,
+           consumer_type_id: int | None) -> Consumer:
+    """Insert a consumer with generation 0.
+
+    A concurrent creator of the same uuid makes this raise
+    ``sqlalchemy.exc.IntegrityError`` (at insert or at commit); the caller
+    runs its transaction again and then finds the row.
+    """
+    new_id = conn.execute(insert(_CONSUMERS).values(
+        uuid=uuid, project_id=project_id, user_id=user_id, generation=0,
+        consumer_type_id=consumer_type_id, created_at=tables.utcnow())).inserted_primary_key[0]
+    return Consumer(new_id, uuid, project_id, user_id, 0, consumer_type_id)
+
+
+def set_owner(conn: Connection, consumer: Consumer, *, project_id: int, user_id: int,
+              consumer_type_id: int | None) -> None:
+    """Record new project/user/type without touching the generation.
+
+    ``consumer_type_id`` None keeps the current type. Guarded by the
+    generation read earlier; if that moved, the later :func:`claim` fails.
+    """
+    values: dict = {}
+    if (project_id, user_id) != (consumer.project_id, consumer.user_id):
+        values.update(project_id=project_id, user_id=user_id)
+    if consumer_type_id is not None and consumer_type_id != consumer.consumer_type_id:
+        values["consumer_type_id"] = consumer_type_id
+    if values:
+        conn.execute(update(_CONSUMERS)
+                     .where(_CONSUMERS.c.id == consumer.id,
+                            _CONSUMERS.c.generation == consumer.generation)
+                     .values(updated_at=tables.utcnow(), **values))
+
+
+def claim(conn: Connection, consumer: Consumer) -> None:
+    """Compare-and-swap the consumer's generation to +1, or 409 concurrent_update."""
+    result = conn.execute(update(_CONSUMERS)
+                          .where(_CONSUMERS.c.id == consumer.id,
+                                 _CONSUMERS.c.generation == consumer.generation)
+                          .values(generation=consumer.generation + 1))
+    if result.rowcount != 1:
+        raise ConcurrentUpdate()
+
+
+def delete_if_unused(conn: Connection, uuids: Iterable[str]) -> None:
+    """Delete those of ``uuids`` that hold no allocation any more."""
+    wanted = list(set(uuids))
+    if not wanted:
+        return
+    alloc = tables.allocations
+    conn.execute(delete(_CONSUMERS).where(
+        _CONSUMERS.c.uuid.in_(wanted),
+        ~exists().where(alloc.c.consumer_id == _CONSUMERS.c.uuid)))

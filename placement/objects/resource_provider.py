@@ -1,0 +1,468 @@
+"""Resource providers: lookups, the generation, create, update, delete, list.
+
+Other areas build on the small Connection-level functions at the top:
+:func:`get_by_uuid` / :func:`get_by_uuids` load providers inside the caller's
+transaction and :func:`increment_generation` is the one compare-and-swap every
+writer uses to claim a provider (``UPDATE ... SET generation = g + 1 WHERE
+id = :id AND generation = :g``; no row updated means someone else got there
+first and the caller's whole transaction must roll back).
+
+Trees: every provider has a root (itself for a root provider) and maybe a
+parent. ``root_provider_id`` is stored on every row so a tree is one indexed
+lookup; moving a subtree (microversion 1.37) therefore rewrites the root of
+every provider below the moved one.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import sqlalchemy
+from sqlalchemy import and_, delete, func, insert, literal, select, update
+from sqlalchemy.engine import Connection, Engine
+
+from placement import db, errors
+from placement.db import tables
+from placement.objects import filters, resource_class
+
+_RP = tables.resource_providers
+
+#: Upstream's text for a lost compare-and-swap on the provider generation.
+CONCURRENT_UPDATE_MESSAGE = ("Another thread concurrently updated the resource provider data. "
+                             "Please retry your update")
+
+
+class GenerationConflict(errors.Conflict):
+    """The provider's generation moved since the caller read it.
+
+    Handlers usually re-raise it with their own prefix
+    (``f"update conflict: {exc.message}"``).
+    """
+
+    def __init__(self, message: str = CONCURRENT_UPDATE_MESSAGE) -> None:
+        super().__init__(message, code=errors.CONCURRENT_UPDATE)
+
+
+@dataclass(frozen=True)
+class Provider:
+    id: int
+    uuid: str
+    name: str
+    generation: int
+    root_provider_id: int
+    parent_provider_id: int | None
+    root_provider_uuid: str
+    parent_provider_uuid: str | None
+    created_at: datetime.datetime | None
+    updated_at: datetime.datetime | None
+
+    @property
+    def last_modified(self) -> datetime.datetime | None:
+        return self.updated_at or self.created_at
+
+
+def _provider_select() -> sqlalchemy.Select:
+    root = _RP.alias("root_rp")
+    parent = _RP.alias("parent_rp")
+    joined = _RP.join(root, _RP.c.root_provider_id == root.c.id).outerjoin(
+        parent, _RP.c.parent_provider_id == parent.c.id)
+    return select(
+        _RP.c.id, _RP.c.uuid, _RP.c.name, _RP.c.generation, _RP.c.root_provider_id,
+        _RP.c.parent_provider_id, root.c.uuid.label("root_provider_uuid"),
+        parent.c.uuid.label("parent_provider_uuid"), _RP.c.created_at, _RP.c.updated_at,
+    ).select_from(joined)
+
+
+def _providers(conn: Connection, query: sqlalchemy.Select) -> list[Provider]:
+    return [Provider(**row._mapping) for row in conn.execute(query)]
+
+
+# --- building blocks for every area -------------------------------------------
+
+def get_by_uuid(conn: Connection, uuid: str) -> Provider | None:
+    """The provider with exactly ``uuid``, or None."""
+    return get_by_uuids(conn, [uuid]).get(uuid)
+
+
+def get_by_uuids(conn: Connection, uuids: Iterable[str]) -> dict[str, Provider]:
+    """The providers among ``uuids`` that exist, keyed by uuid.
+
+    Matching is exact on every backend (MySQL's collation would let an
+    upper-case uuid find the stored lower-case one).
+    """
+    wanted = set(uuids)
+    if not wanted:
+        return {}
+    found = _providers(conn, _provider_select().where(_RP.c.uuid.in_(sorted(wanted))))
+    return {p.uuid: p for p in found if p.uuid in wanted}
+
+
+def get_by_ids(conn: Connection, ids: Iterable[int]) -> dict[int, Provider]:
+    """The providers among internal ``ids`` that exist, keyed by id."""
+    wanted = list(set(ids))
+    if not wanted:
+        return {}
+    return {p.id: p for p in _providers(conn, _provider_select().where(_RP.c.id.in_(wanted)))}
+
+
+def find(engine: Engine, uuid: str) -> Provider | None:
+    """:func:`get_by_uuid` in a transaction of its own."""
+    with db.reader(engine) as conn:
+        return get_by_uuid(conn, uuid)
+
+
+def increment_generation(conn: Connection, provider_id: int, expected_generation: int) -> int:
+    """Compare-and-swap the generation from ``expected_generation`` to +1.
+
+    Returns the new generation. Raises :class:`GenerationConflict` when the
+    stored generation differs; the caller's transaction must then be rolled
+    back (raising out of ``db.writer`` does that). Run it before the other
+    writes of the transaction: the row lock it takes serializes concurrent
+    writers of the same provider.
+    """
+    result = conn.execute(
+        update(_RP)
+        .where(_RP.c.id == provider_id, _RP.c.generation == expected_generation)
+        .values(generation=expected_generation + 1))
+    if result.rowcount != 1:
+        raise GenerationConflict()
+    return expected_generation + 1
+
+
+# --- create --------------------------------------------------------------------
+
+def create_provider(engine: Engine, *, name: str, uuid: str,
+                    parent_uuid: str | None = None) -> Provider:
+    """Create a provider (generation 0) under ``parent_uuid`` or as a root.
+
+    ``uuid`` must already be normalized (lowercase, dashed). Raises 400 for an
+    empty name or a bad parent and 409 ``duplicate_name`` when the name or
+    the uuid is taken.
+    """
+    def fail(reason: str) -> errors.BadRequest:
+        return errors.BadRequest(f'Unable to create resource provider "{name}", {uuid}: '
+                                 f"Object action create failed because: {reason}")
+
+    if not name:
+        raise fail("name is required")
+
+    def run(conn: Connection) -> Provider:
+        parent = None
+        if parent_uuid is not None:
+            if parent_uuid == uuid:
+                raise fail("parent provider UUID cannot be same as UUID. Please set parent "
+                           "provider UUID to None if there is no parent.")
+            parent = get_by_uuid(conn, parent_uuid)
+            if parent is None:
+                raise fail("parent provider UUID does not exist.")
+        _check_unique(conn, name, uuid)
+        provider_id = conn.execute(insert(_RP).values(
+            uuid=uuid, name=name, generation=0,
+            parent_provider_id=parent.id if parent else None,
+            root_provider_id=parent.root_provider_id if parent else None,
+        )).inserted_primary_key[0]
+        if parent is None:
+            conn.execute(update(_RP).where(_RP.c.id == provider_id)
+                         .values(root_provider_id=provider_id))
+        return get_by_uuid(conn, uuid)
+
+    try:
+        return db.run_in_transaction(engine, run, write=True)
+    except sqlalchemy.exc.IntegrityError:
+        # A concurrent create took the name or uuid after our check.
+        with db.reader(engine) as conn:
+            _check_unique(conn, name, uuid)
+        raise
+
+
+def _check_unique(conn: Connection, name: str, uuid: str) -> None:
+    """409 naming the uuid if it is taken, else the name if that is.
+
+    Upstream reports the one unique constraint the database tripped over
+    first, which is the uuid's when both are taken.
+    """
+    if conn.execute(select(_RP.c.id).where(_RP.c.uuid == uuid)).first():
+        taken = f"uuid: {uuid}"
+    elif conn.execute(select(_RP.c.id).where(_RP.c.name == name)).first():
+        taken = f"name: {name}"
+    else:
+        return
+    raise errors.Conflict(f"Conflicting resource provider {taken} already exists.",
+                          code=errors.DUPLICATE_NAME)
+
+
+# --- update --------------------------------------------------------------------
+
+#: ``parent_uuid`` default of :func:`update_provider`: leave the parent as it is.
+KEEP_PARENT = object()
+
+
+def update_provider(engine: Engine, provider: Provider, *, name: str,
+           parent_uuid: str | None | object = KEEP_PARENT,
+           allow_reparenting: bool = False) -> Provider:
+    """Rename ``provider`` and maybe give it a new parent (or none).
+
+    Before microversion 1.37 (``allow_reparenting`` False) a provider may only
+    gain a parent it did not have. The generation does not change. Returns
+    the provider as stored afterwards.
+    """
+    def fail(action: str, reason: str) -> errors.BadRequest:
+        return errors.BadRequest(f"Unable to save resource provider {provider.uuid}: "
+                                 f"Object action {action} failed because: {reason}")
+
+    def run(conn: Connection) -> Provider:
+        current = get_by_uuid(conn, provider.uuid)
+        if current is None:
+            raise errors.NotFound(f"No resource provider with uuid {provider.uuid} found")
+        values: dict = {}
+        new_root = None
+        if parent_uuid is not KEEP_PARENT:
+            new_root, parent_id = _new_position(conn, current, parent_uuid, allow_reparenting,
+                                                fail)
+            if parent_id != current.parent_provider_id:
+                values["parent_provider_id"] = parent_id
+        if name != current.name:
+            if conn.execute(select(_RP.c.id).where(_RP.c.name == name,
+                                                   _RP.c.id != current.id)).first():
+                raise _duplicate_name(name)
+            values["name"] = name
+        if values:
+            conn.execute(update(_RP).where(_RP.c.id == current.id).values(**values))
+        if new_root is not None and new_root != current.root_provider_id:
+            subtree = _subtree_ids(conn, current)
+            conn.execute(update(_RP).where(_RP.c.id.in_(subtree))
+                         .values(root_provider_id=new_root))
+        return get_by_uuid(conn, provider.uuid)
+
+    try:
+        return db.run_in_transaction(engine, run, write=True)
+    except sqlalchemy.exc.IntegrityError:
+        # The name was taken, or the new parent deleted, after our checks.
+        with db.reader(engine) as conn:
+            if conn.execute(select(_RP.c.id).where(_RP.c.name == name,
+                                                   _RP.c.uuid != provider.uuid)).first():
+                raise _duplicate_name(name) from None
+        raise fail("update", "parent provider UUID does not exist.") from None
+
+
+def _duplicate_name(name: str) -> errors.Conflict:
+    return errors.Conflict(f"Conflicting resource provider {name} already exists.",
+                           code=errors.DUPLICATE_NAME)
+
+
+def _new_position(conn: Connection, current: Provider, parent_uuid: str | None,
+                  allow_reparenting: bool, fail) -> tuple[int, int | None]:
+    """(new root id, new parent id) for moving ``current`` under ``parent_uuid``."""
+    if parent_uuid is None:
+        if current.parent_provider_id is not None and not allow_reparenting:
+            raise fail("update", "un-parenting a provider is not currently allowed.")
+        return current.id, None
+    parent = get_by_uuid(conn, parent_uuid)
+    if parent is None:
+        # Upstream names the action "create" here too.
+        raise fail("create", "parent provider UUID does not exist.")
+    if (current.parent_provider_id is not None and current.parent_provider_id != parent.id
+            and not allow_reparenting):
+        raise fail("update", "re-parenting a provider is not currently allowed.")
+    if parent.id in _subtree_ids(conn, current):
+        raise fail("update", "creating loop in the provider tree is not allowed.")
+    return parent.root_provider_id, parent.id
+
+
+def _subtree_ids(conn: Connection, top: Provider) -> set[int]:
+    """``top`` and every provider below it."""
+    rows = conn.execute(select(_RP.c.id, _RP.c.parent_provider_id)
+                        .where(_RP.c.root_provider_id == top.root_provider_id)).all()
+    children: dict[int, list[int]] = {}
+    for child, parent in rows:
+        children.setdefault(parent, []).append(child)
+    found, todo = set(), [top.id]
+    while todo:
+        current = todo.pop()
+        found.add(current)
+        todo.extend(children.get(current, []))
+    return found
+
+
+# --- delete --------------------------------------------------------------------
+
+def delete_provider(engine: Engine, uuid: str) -> None:
+    """Delete a leaf provider without allocations, with its inventories,
+    trait and aggregate associations."""
+    def has_children(conn: Connection, provider_id: int) -> bool:
+        return conn.execute(select(_RP.c.id).where(
+            _RP.c.parent_provider_id == provider_id).limit(1)).first() is not None
+
+    def cannot_delete_parent() -> errors.Conflict:
+        return errors.Conflict(f"Unable to delete parent resource provider {uuid}: "
+                               "It has child resource providers.",
+                               code=errors.PROVIDER_CANNOT_DELETE_PARENT)
+
+    def run(conn: Connection) -> None:
+        provider = get_by_uuid(conn, uuid)
+        if provider is None:
+            raise errors.NotFound(f"No resource provider with uuid {uuid} found for delete")
+        if has_children(conn, provider.id):
+            raise cannot_delete_parent()
+        alloc = tables.allocations
+        if conn.execute(select(alloc.c.id).where(
+                alloc.c.resource_provider_id == provider.id).limit(1)).first():
+            raise errors.Conflict(f"Unable to delete resource provider {uuid}: "
+                                  "Resource provider has allocations.",
+                                  code=errors.PROVIDER_IN_USE)
+        for table in (tables.inventories, tables.resource_provider_aggregates,
+                      tables.resource_provider_traits):
+            conn.execute(delete(table).where(table.c.resource_provider_id == provider.id))
+        if provider.root_provider_id == provider.id:
+            conn.execute(update(_RP).where(_RP.c.id == provider.id)
+                         .values(root_provider_id=None))
+        conn.execute(delete(_RP).where(_RP.c.id == provider.id))
+
+    try:
+        db.run_in_transaction(engine, run, write=True)
+    except sqlalchemy.exc.IntegrityError:
+        # A child was attached after our check.
+        raise cannot_delete_parent() from None
+
+
+# --- list ----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ProviderFilters:
+    """What ``GET /resource_providers`` may ask for; every part is ANDed."""
+
+    name: str | None = None
+    uuid: str | None = None
+    in_tree: str | None = None
+    member_of: filters.AggregateFilter | None = None
+    traits: filters.TraitFilter | None = None
+    resources: dict[str, int] | None = None
+
+
+def list_providers(engine: Engine, wanted: ProviderFilters) -> list[Provider]:
+    """Providers matching ``wanted``, each judged on its own (no tree spanning).
+
+    Unknown traits and resource classes raise 400 with upstream's texts;
+    unknown aggregates or ``in_tree`` providers simply match nothing. Like
+    upstream, filters are applied in a fixed order and the first one that no
+    provider at all passes (``in_tree``, required traits, ``member_of``) ends
+    the search with an empty list, before later filters are validated.
+    """
+    with db.reader(engine) as conn:
+        query = _provider_select().order_by(_RP.c.id)
+        if wanted.name:
+            query = query.where(_RP.c.name == wanted.name)
+        if wanted.uuid:
+            query = query.where(_RP.c.uuid == wanted.uuid)
+        if wanted.in_tree is not None:
+            tree = get_by_uuid(conn, wanted.in_tree)
+            if tree is None:
+                return []
+            query = query.where(_RP.c.root_provider_id == tree.root_provider_id)
+        if wanted.traits is not None:
+            required = _required_trait_conditions(conn, wanted.traits.required)
+            if not _anyone_passes(conn, required):
+                return []
+            query = query.where(*required,
+                                *_forbidden_trait_conditions(conn, wanted.traits.forbidden))
+        if wanted.member_of is not None:
+            required = aggregate_conditions(_RP.c.id,
+                                            filters.AggregateFilter(wanted.member_of.member_of))
+            if not _anyone_passes(conn, required):
+                return []
+            query = query.where(*required, *aggregate_conditions(
+                _RP.c.id, filters.AggregateFilter(forbidden=wanted.member_of.forbidden)))
+        if wanted.resources:
+            query = query.where(*_capacity_conditions(conn, wanted.resources))
+        return _providers(conn, query)
+
+
+def _anyone_passes(conn: Connection, conditions: list) -> bool:
+    """Whether any provider at all meets ``conditions`` (none given: True)."""
+    if not conditions:
+        return True
+    return conn.execute(select(_RP.c.id).where(*conditions).limit(1)).first() is not None
+
+
+_UNKNOWN_TRAIT = 'Invalid trait(s) in "required" parameter: No such trait(s): {names}.'
+
+
+def _required_trait_conditions(conn: Connection,
+                               required: tuple[frozenset[str], ...]) -> list:
+    ids = _trait_ids(conn, [name for any_of in required for name in sorted(any_of)],
+                     _UNKNOWN_TRAIT)
+    return [_RP.c.id.in_(_providers_having(ids[name] for name in any_of))
+            for any_of in required]
+
+
+def _forbidden_trait_conditions(conn: Connection, forbidden: frozenset[str]) -> list:
+    if not forbidden:
+        return []
+    ids = _trait_ids(conn, sorted(forbidden), _UNKNOWN_TRAIT)
+    return [_RP.c.id.not_in(_providers_having(ids.values()))]
+
+
+def _providers_having(trait_ids: Iterable[int]) -> sqlalchemy.Select:
+    rpt = tables.resource_provider_traits
+    return select(rpt.c.resource_provider_id).where(rpt.c.trait_id.in_(list(trait_ids)))
+
+
+def _trait_ids(conn: Connection, names: list[str], message: str) -> dict[str, int]:
+    """Trait ids by name; the first unknown name raises 400 (upstream names one)."""
+    wanted = list(dict.fromkeys(names))
+    traits = tables.traits
+    found = dict(conn.execute(select(traits.c.name, traits.c.id)
+                              .where(traits.c.name.in_(wanted))).all()) if wanted else {}
+    for name in wanted:
+        if name not in found:
+            raise errors.BadRequest(message.format(names=name))
+    return found
+
+
+def aggregate_conditions(provider_id: sqlalchemy.ColumnElement,
+                         wanted: filters.AggregateFilter) -> list:
+    """SQL conditions on ``provider_id`` for direct aggregate membership."""
+    rpa, agg = tables.resource_provider_aggregates, tables.placement_aggregates
+
+    def members(uuids: Iterable[str]) -> sqlalchemy.Select:
+        return (select(rpa.c.resource_provider_id)
+                .join(agg, agg.c.id == rpa.c.aggregate_id)
+                .where(agg.c.uuid.in_(sorted(uuids))))
+
+    conditions = [provider_id.in_(members(any_of)) for any_of in wanted.member_of]
+    if wanted.forbidden:
+        conditions.append(provider_id.not_in(members(wanted.forbidden)))
+    return conditions
+
+
+def _capacity_conditions(conn: Connection, amounts: dict[str, int]) -> list:
+    class_ids = resource_class.resource_class_ids(
+        conn, amounts,
+        message="Invalid resource class in resources parameter: No such resource class {names}.",
+        error=errors.BadRequest)
+    return [_RP.c.id.in_(providers_with_capacity(class_ids[rc], amount))
+            for rc, amount in amounts.items()]
+
+
+def providers_with_capacity(class_id: int, amount: int) -> sqlalchemy.Select:
+    """Ids of providers that can take ``amount`` more of class ``class_id`` now.
+
+    The inventory must exist, ``used + amount <= (total - reserved) * ratio``
+    and the amount must respect min_unit, max_unit and step_size.
+    """
+    inv, alloc = tables.inventories, tables.allocations
+    used = (select(alloc.c.resource_provider_id, func.sum(alloc.c.used).label("used"))
+            .where(alloc.c.resource_class_id == class_id)
+            .group_by(alloc.c.resource_provider_id).subquery())
+    return (select(inv.c.resource_provider_id)
+            .outerjoin(used, used.c.resource_provider_id == inv.c.resource_provider_id)
+            .where(and_(
+                inv.c.resource_class_id == class_id,
+                func.coalesce(used.c.used, 0) + amount
+                <= (inv.c.total - inv.c.reserved) * inv.c.allocation_ratio,
+                inv.c.min_unit <= amount,
+                inv.c.max_unit >= amount,
+                literal(amount) % inv.c.step_size == 0,
+            )))

@@ -1,0 +1,1 @@
+"""JSON schemas for request bodies and query strings, per microversion."""

@@ -1,0 +1,56 @@
+"""Bodies of the inventory routes."""
+
+from __future__ import annotations
+
+import copy
+
+MAX_INT = 2147483647
+#: Largest single-precision float: ``allocation_ratio`` is a FLOAT column on MySQL.
+SQL_SP_FLOAT_MAX = 3.40282e38
+RESOURCE_CLASS_PATTERN = "^[A-Z0-9_]+$"
+
+
+def _int(minimum: int) -> dict:
+    return {"type": "integer", "maximum": MAX_INT, "minimum": minimum}
+
+
+#: One inventory record. ``resource_provider_generation`` is allowed in every
+#: record (and required by PUT of one class).
+RECORD = {
+    "type": "object",
+    "properties": {
+        "resource_provider_generation": {"type": "integer"},
+        "total": _int(1),
+        "reserved": _int(0),
+        "min_unit": _int(1),
+        "max_unit": _int(1),
+        "step_size": _int(1),
+        "allocation_ratio": {"type": "number", "maximum": SQL_SP_FLOAT_MAX},
+    },
+    "required": ["total"],
+    "additionalProperties": False,
+}
+
+#: PUT /resource_providers/{uuid}/inventories/{rc}
+PUT_ONE = copy.deepcopy(RECORD)
+PUT_ONE["required"].append("resource_provider_generation")
+
+#: POST /resource_providers/{uuid}/inventories
+POST_ONE = copy.deepcopy(RECORD)
+POST_ONE["properties"]["resource_class"] = {"type": "string", "pattern": RESOURCE_CLASS_PATTERN}
+POST_ONE["required"].append("resource_class")
+
+#: PUT /resource_providers/{uuid}/inventories (the whole set). Keys that do
+#: not look like class names pass the schema and fail as unknown classes.
+PUT_ALL = {
+    "type": "object",
+    "properties": {
+        "resource_provider_generation": {"type": "integer"},
+        "inventories": {
+            "type": "object",
+            "patternProperties": {RESOURCE_CLASS_PATTERN: RECORD},
+        },
+    },
+    "required": ["resource_provider_generation", "inventories"],
+    "additionalProperties": False,
+}

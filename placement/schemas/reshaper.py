@@ -1,0 +1,31 @@
+"""The ``POST /reshaper`` body (1.30 and later).
+
+``inventories`` maps provider uuids to a ``PUT .../inventories`` body (at
+least one provider); ``allocations`` maps consumer uuids to the entries
+``POST /allocations`` takes at the same microversion (consumer generation
+required, ``mappings`` from 1.34, ``consumer_type`` from 1.38) and may be
+empty.
+"""
+
+from __future__ import annotations
+
+from placement import microversion as mv
+from placement.schemas import allocation, inventory
+
+
+def reshaper_schema(version: mv.Version) -> dict:
+    """The body schema at ``version``."""
+    return {
+        "type": "object",
+        "properties": {
+            "inventories": {
+                "type": "object",
+                "patternProperties": {allocation.UUID_KEY: inventory.PUT_ALL},
+                "minProperties": 1,
+                "additionalProperties": False,
+            },
+            "allocations": allocation.by_consumer_schema(version, min_consumers=0),
+        },
+        "required": ["inventories", "allocations"],
+        "additionalProperties": False,
+    }

@@ -1,0 +1,74 @@
+"""A real placement server for tests: gunicorn with several workers on loopback.
+
+The database must already be migrated. The server reads a temporary
+``placement.conf`` (noauth2) through ``OS_PLACEMENT_CONFIG_DIR``, exactly as
+a deployment would, and is stopped with SIGTERM to its process group.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+
+GUNICORN = os.path.join(os.path.dirname(sys.executable), "gunicorn")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextlib.contextmanager
+def gunicorn(database_url: str, *, workers: int = 3, ready_timeout: float = 60) -> Iterator[str]:
+    """Serve ``database_url`` until the block ends; yields the base URL."""
+    with tempfile.TemporaryDirectory(prefix="placement-server-") as confdir:
+        with open(os.path.join(confdir, "placement.conf"), "w") as conf:
+            conf.write(f"[api]\nauth_strategy = noauth2\n"
+                       f"[placement_database]\nconnection = {database_url}\n")
+        port = free_port()
+        log_path = os.path.join(confdir, "server.log")
+        env = {k: v for k, v in os.environ.items() if not k.startswith("OS_")}
+        env["OS_PLACEMENT_CONFIG_DIR"] = confdir
+        with open(log_path, "w") as log:
+            process = subprocess.Popen(
+                [GUNICORN, "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
+                 "--graceful-timeout", "5", "--no-control-socket",
+                 "placement.wsgi.api:application"],
+                stdout=log, stderr=subprocess.STDOUT, env=env, cwd=confdir,
+                start_new_session=True)
+        base = f"http://127.0.0.1:{port}"
+        try:
+            _wait_until_ready(base, process, log_path, ready_timeout)
+            yield base
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+
+
+def _wait_until_ready(base: str, process: subprocess.Popen, log_path: str,
+                      timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            break
+        try:
+            with urllib.request.urlopen(base + "/", timeout=2):
+                return
+        except OSError:  # refused, reset or timed out while workers boot
+            time.sleep(0.2)
+    with open(log_path) as log:
+        raise RuntimeError(f"placement server did not start:\n{log.read()[-3000:]}")

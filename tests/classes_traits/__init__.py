@@ -1,0 +1,1 @@
+"""Functional tests of resource classes and traits on real databases."""

@@ -1,0 +1,1 @@
+"""Existing OpenStack clients driven against our server."""
