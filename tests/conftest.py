@@ -21,3 +21,4 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 def backend(request: pytest.FixtureRequest) -> str:
     """Each test using this runs once per database backend of the run."""
     return request.param
+
