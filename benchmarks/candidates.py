@@ -58,6 +58,8 @@ DEFAULT_UPSTREAM = os.path.expanduser("~/.cache/placement-conformance/venv")
 GUNICORN_ARGS = ["--workers", "2", "--timeout", "600", "--graceful-timeout", "5",
                  "--no-control-socket"]
 CONCURRENCY = 10
+#: Requests sent one at a time before the concurrent ones.
+ALONE = 5
 
 # placeload: every provider in aggregate 1 (and 2, 3 by turns), same inventory.
 PLACELOAD_AGGREGATES = ["14a5c8a3-5a99-4e8f-88be-00d85fcb1c17",
@@ -104,21 +106,25 @@ class Server:
             conf.write("[api]\nauth_strategy = noauth2\n"
                        f"[placement_database]\nconnection = {self.db_url}\n")
         conf_file = os.path.join(self.confdir, "placement.conf")
+        # Run outside the repository: gunicorn puts the working directory on
+        # sys.path, and upstream must not import our ``placement`` package.
         subprocess.run([self.flavor.command("placement-manage"), "--config-file", conf_file,
-                        "db", "sync"], check=True, capture_output=True)
+                        "db", "sync"], check=True, capture_output=True, cwd=self.confdir)
         env = dict(os.environ, OS_PLACEMENT_CONFIG_DIR=self.confdir)
         log = open(os.path.join(self.confdir, "server.log"), "ab")
         self.process = subprocess.Popen(
             [self.flavor.command("gunicorn"), "--bind", f"127.0.0.1:{self.port}",
              *GUNICORN_ARGS, "placement.wsgi.api:application"],
-            env=env, stdout=log, stderr=log, start_new_session=True)
+            env=env, stdout=log, stderr=log, start_new_session=True, cwd=self.confdir)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             with contextlib.suppress(OSError, http.client.HTTPException):
                 if Client(self.port).call("GET", "/")[0] == 200:
                     return
             time.sleep(0.2)
-        raise RuntimeError(f"{self.flavor.name} server did not start; see {self.confdir}")
+        with open(os.path.join(self.confdir, "server.log"), errors="replace") as log:
+            tail = log.read()[-6000:]
+        raise RuntimeError(f"{self.flavor.name} server did not start:\n{tail}")
 
     def stop(self) -> None:
         if self.process is not None:
@@ -139,6 +145,12 @@ class Client:
         self.conn: http.client.HTTPConnection | None = None
 
     def call(self, method: str, path: str, body=None, version: str = "latest"):
+        status, raw = self.fetch(method, path, body, version)
+        return status, (json.loads(raw) if raw else None)
+
+    def fetch(self, method: str, path: str, body=None,
+              version: str = "latest") -> tuple[int, bytes]:
+        """The status and the raw body (timing should not include parsing)."""
         if self.conn is None:
             self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout)
         headers = {"x-auth-token": "admin", "accept": "application/json",
@@ -155,7 +167,7 @@ class Client:
             self.conn.close()
             self.conn = None
             raise
-        return response.status, (json.loads(raw) if raw else None)
+        return response.status, raw
 
     def ok(self, method: str, path: str, body=None, version: str = "latest"):
         status, data = self.call(method, path, body, version)
@@ -309,6 +321,8 @@ def bulk_flat(db_url: str, count: int) -> None:
 @dataclass
 class Stats:
     latencies: list[float] = field(default_factory=list)
+    #: Latencies of requests sent one at a time (no queueing in the server).
+    alone: list[float] = field(default_factory=list)
     errors: int = 0
     wall: float = 0.0
     timed_out: bool = False
@@ -317,6 +331,10 @@ class Stats:
     @property
     def p50(self) -> float | None:
         return statistics.median(self.latencies) if self.latencies else None
+
+    @property
+    def alone_p50(self) -> float | None:
+        return statistics.median(self.alone) if self.alone else None
 
     @property
     def p95(self) -> float | None:
@@ -345,9 +363,14 @@ def measure(port: int, path: str, *, requests: int, concurrency: int, budget: fl
     if status != 200:
         raise RuntimeError(f"GET {path} -> {status}: {body}")
     stats.candidates = len(body["allocation_requests"])
+    stats.alone.append(first)
     if first > budget:
         stats.latencies, stats.wall = [first], first
         return stats
+    for _ in range(ALONE - 1):
+        begin = time.perf_counter()
+        probe.fetch("GET", path)
+        stats.alone.append(time.perf_counter() - begin)
     lock = threading.Lock()
     remaining = [requests]
     deadline = time.monotonic() + budget
@@ -361,7 +384,7 @@ def measure(port: int, path: str, *, requests: int, concurrency: int, budget: fl
                 remaining[0] -= 1
             begin = time.perf_counter()
             try:
-                status, _ = client.call("GET", path)
+                status, _ = client.fetch("GET", path)
             except (TimeoutError, OSError):
                 status = 599
             elapsed = time.perf_counter() - begin
@@ -450,20 +473,23 @@ def _ratio(ours: float | None, upstream: float | None) -> str:
 
 def _cell(stats: Stats) -> list[str]:
     if stats.timed_out:
-        return ["no answer", "", "", ""]
+        return ["no answer", "", "", "", ""]
     rps = "–" if stats.rps is None else f"{stats.rps:.1f}"
-    return [_ms(stats.p50), _ms(stats.p95), rps, str(stats.candidates)]
+    return [_ms(stats.alone_p50), _ms(stats.p50), _ms(stats.p95), rps, str(stats.candidates)]
 
 
 def table(rows: list[Row]) -> str:
-    head = ("| workload | ours p50 ms | ours p95 ms | ours req/s | ours answers | "
-            "upstream p50 ms | upstream p95 ms | upstream req/s | upstream answers | "
-            "p50 speed-up |")
-    lines = [head, "|" + "---|" * 10]
+    head = ("| workload | ours 1 client p50 ms | ours p50 ms | ours p95 ms | ours req/s | "
+            "ours answers | upstream 1 client p50 ms | upstream p50 ms | upstream p95 ms | "
+            "upstream req/s | upstream answers | p50 speed-up | req/s ratio |")
+    lines = [head, "|" + "---|" * 13]
     for row in rows:
         upstream_p50 = None if row.upstream.timed_out else row.upstream.p50
-        lines.append("| " + " | ".join([row.workload, *_cell(row.ours), *_cell(row.upstream),
-                                         _ratio(row.ours.p50, upstream_p50)]) + " |")
+        upstream_rps = None if row.upstream.timed_out else row.upstream.rps
+        lines.append("| " + " | ".join([
+            row.workload, *_cell(row.ours), *_cell(row.upstream),
+            _ratio(row.ours.p50, upstream_p50),
+            _ratio(upstream_rps, row.ours.rps)]) + " |")
     return "\n".join(lines)
 
 

@@ -259,6 +259,7 @@ def _add_provider_rows(conn: Connection, group: ResolvedGroup, window: query.Win
         served = sharing_anchors(conn, [row.provider for row in shared], window)
         for row in shared:
             slot.shared.add(row.provider)
+            facts.roots[row.provider] = row.root
             for anchor in served.get(row.provider, ()):
                 if anchor != row.root:
                     add(row, anchor)
@@ -294,6 +295,7 @@ def _add_class_rows(conn: Connection, group: ResolvedGroup, window: query.Window
                                  group.aggregates.forbidden)
         for row in shared:
             by_class[row.resource_class].shared.add(row.provider)
+            facts.roots[row.provider] = row.root
             for anchor in served.get(row.provider, ()):
                 if anchor != row.root:
                     add(row, anchor)

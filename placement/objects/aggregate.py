@@ -72,14 +72,15 @@ def _ensure_aggregates(engine: Engine, uuids: Sequence[str]) -> dict[str, int]:
 
     Runs in its own transactions: aggregate rows are harmless even if the
     caller's write fails later, and a duplicate from a concurrent creator
-    just means looking again.
+    just means looking again. Each uuid is looked up on its own so the
+    database's collation decides what matches, as it does for the unique key.
     """
     wanted = list(dict.fromkeys(uuids))
     for _attempt in range(10):
         with db.reader(engine) as conn:
-            found = dict(conn.execute(select(_AGG.c.uuid, _AGG.c.id)
-                                      .where(_AGG.c.uuid.in_(wanted))).all()) if wanted else {}
-        missing = [uuid for uuid in wanted if uuid not in found]
+            found = {uuid: conn.execute(select(_AGG.c.id).where(_AGG.c.uuid == uuid)).scalar()
+                     for uuid in wanted}
+        missing = [uuid for uuid, agg_id in found.items() if agg_id is None]
         if not missing:
             return found
         try:

@@ -8,14 +8,18 @@ change does not worsen an existing overcommit).
 Concurrency. Capacity is only as good as the usage it was checked against,
 so every attempt is a fresh transaction that reads the providers'
 generations *first*, then their usage and inventory, then writes, and ends
-with a compare-and-swap of each touched provider's generation (in id
-order, so concurrent writers lock in the same order). Every write that can
-raise a provider's usage or lower its capacity bumps its generation, so when
-all our swaps succeed nothing we read has changed: no overcommit, whatever
-the isolation level (SQLite writers are serialized anyway). A lost swap rolls
-the attempt back and the whole attempt runs again, up to
-``[placement] allocation_conflict_retry_count`` times. Consumer generations
-are the client's business: a mismatch is a 409, never retried.
+with a compare-and-swap of each touched provider's generation. Every write
+that can raise a provider's usage or lower its capacity bumps its
+generation, so when all our swaps succeed nothing we read has changed: no
+overcommit, whatever the isolation level. A lost swap rolls the attempt
+back and the whole attempt runs again, up to
+``[placement] allocation_conflict_retry_count`` times.
+
+To keep those retries rare, an attempt first row-locks its providers (in id
+order, so writers never deadlock on each other): concurrent claims on one
+provider then wait for each other instead of racing and losing. SQLite
+needs no locks, its writers are serialized. Consumer generations are the
+client's business: a mismatch is a 409, never retried.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ LOG = logging.getLogger(__name__)
 T = TypeVar("T")
 
 _ALLOC = tables.allocations
+_RP = tables.resource_providers
 
 #: ``ConsumerWrite.generation`` for writes below microversion 1.28 (no check).
 UNCHECKED = object()
@@ -281,7 +286,9 @@ def apply(conn: Connection, writes: list[ConsumerWrite], owners: dict[str, Owner
     """
     items, removed_from = _items(conn, writes, providers)
     touched = {p.id: p for p in providers.values()}
-    touched.update(rp_obj.get_by_ids(conn, removed_from))
+    if removed_from:
+        lock_providers(conn, _RP.c.id.in_(removed_from))
+        touched.update(rp_obj.get_by_ids(conn, removed_from))
     # Generations were read before this point; anything committed after
     # those reads moves a generation and makes the final swap fail.
     _check(conn, items, {w.uuid for w in writes})
@@ -344,9 +351,20 @@ def consumer_generation_conflict(expected: object, given: object) -> errors.Conf
                            code=errors.CONCURRENT_UPDATE)
 
 
+def lock_providers(conn: Connection, which: sqlalchemy.ColumnElement[bool]) -> None:
+    """Row-lock the providers matching ``which``, in id order, until commit.
+
+    Concurrent writers of the same provider then queue here instead of all
+    doing the work and all but one losing the final compare-and-swap.
+    SQLite has no row locks and needs none: its writers are serialized.
+    """
+    conn.execute(select(_RP.c.id).where(which).order_by(_RP.c.id).with_for_update()).all()
+
+
 def named_providers(conn: Connection, writes: list[ConsumerWrite]) -> dict[str, rp_obj.Provider]:
     """The providers the writes allocate on; 400 for the first that is missing."""
     wanted = list(dict.fromkeys(u for w in writes for u in w.allocations))
+    lock_providers(conn, _RP.c.uuid.in_(wanted))
     found = rp_obj.get_by_uuids(conn, wanted)
     for uuid in wanted:
         if uuid not in found:

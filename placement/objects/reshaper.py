@@ -34,6 +34,7 @@ from typing import Any
 from sqlalchemy.engine import Connection, Engine
 
 from placement import errors
+from placement.db import tables
 from placement.objects import allocation
 from placement.objects import inventory as inv_obj
 from placement.objects import resource_provider as rp_obj
@@ -58,6 +59,9 @@ def reshape(engine: Engine, inventories: Mapping[str, InventoryChange],
 def _reshape(conn: Connection, inventories: Mapping[str, InventoryChange],
              writes: list[allocation.ConsumerWrite],
              owners: dict[str, allocation.Owner]) -> None:
+    # Lock everything this reshape touches up front, in one id order.
+    allocation.lock_providers(conn, tables.resource_providers.c.uuid.in_(
+        list(inventories) + [rp for w in writes for rp in w.allocations]))
     reshaped = _reshaped_providers(conn, inventories)
     consumers = allocation.prepare_consumers(conn, writes, owners)
     providers = allocation.named_providers(conn, writes)

@@ -12,7 +12,7 @@ import uuid
 from dataclasses import dataclass, field
 
 import sqlalchemy
-from sqlalchemy import delete, insert, select
+from sqlalchemy import delete, insert, select, update
 
 from placement.db import tables, writer
 
@@ -114,14 +114,15 @@ def write(engine: sqlalchemy.Engine, world: World) -> None:
 
 
 def erase(engine: sqlalchemy.Engine, world: World) -> None:
-    """Delete what :func:`write` inserted, children before parents."""
+    """Delete what :func:`write` inserted (tree links first: MySQL checks
+    foreign keys row by row, even a root's reference to itself)."""
+    rp = tables.resource_providers
     with writer(engine) as conn:
         for table in (tables.allocations, tables.inventories,
                       tables.resource_provider_traits, tables.resource_provider_aggregates):
             conn.execute(delete(table))
-        for provider_id in sorted(world.providers, reverse=True):
-            conn.execute(delete(tables.resource_providers)
-                         .where(tables.resource_providers.c.id == provider_id))
+        conn.execute(update(rp).values(root_provider_id=None, parent_provider_id=None))
+        conn.execute(delete(rp))
 
 
 def _ids(conn, table, key: str = "name") -> dict[str, int]:
