@@ -126,14 +126,17 @@ def _title(status: int) -> str:
     return HTTPStatus(status).phrase
 
 
-def _preferred_format(accept: str | None) -> str:
-    """Pick html, json or plain for an error body, as upstream does."""
+def accept_quality(accept: str | None, media: str) -> float:
+    """How much an ``Accept`` header wants ``media`` (0 = not at all).
+
+    The most specific matching range wins: ``type/sub``, then ``type/*``,
+    then ``*/*``. A missing header accepts everything.
+    """
     if not accept:
-        return "json"
+        return 1.0
     offers: dict[str, float] = {}
     for part in accept.split(","):
         fields = [f.strip() for f in part.split(";")]
-        media = fields[0].lower()
         quality = 1.0
         for param in fields[1:]:
             if param.startswith("q="):
@@ -141,16 +144,20 @@ def _preferred_format(accept: str | None) -> str:
                     quality = float(param[2:])
                 except ValueError:
                     quality = 0.0
-        offers[media] = max(quality, offers.get(media, 0.0))
+        range_ = fields[0].lower()
+        offers[range_] = max(quality, offers.get(range_, 0.0))
+    for candidate in (media, f"{media.split('/')[0]}/*", "*/*"):
+        if candidate in offers:
+            return offers[candidate]
+    return 0.0
 
-    def quality_of(media: str) -> float:
-        kind = media.split("/")[0]
-        for candidate in (media, f"{kind}/*", "*/*"):
-            if candidate in offers:
-                return offers[candidate]
-        return 0.0
 
-    html_q, json_q = quality_of("text/html"), quality_of("application/json")
+def _preferred_format(accept: str | None) -> str:
+    """Pick html, json or plain for an error body, as upstream does."""
+    if not accept:
+        return "json"
+    html_q = accept_quality(accept, "text/html")
+    json_q = accept_quality(accept, "application/json")
     if html_q > 0 and html_q >= json_q:
         return "html"
     if json_q > 0:

@@ -63,28 +63,10 @@ def require_version(req: falcon.Request, minimum: microversion.Version) -> None:
 
 # --- content negotiation ------------------------------------------------------
 
-def _media_ranges(accept: str) -> list[tuple[str, float]]:
-    ranges = []
-    for part in accept.split(","):
-        fields = [f.strip() for f in part.split(";")]
-        quality = 1.0
-        for param in fields[1:]:
-            if param.startswith("q="):
-                try:
-                    quality = float(param[2:])
-                except ValueError:
-                    quality = 0.0
-        ranges.append((fields[0].lower(), quality))
-    return ranges
-
-
 def check_accept(req: falcon.Request) -> None:
     """406 unless the client accepts ``application/json``."""
-    accept = req.env.get("HTTP_ACCEPT") or "application/json"
-    for media, quality in _media_ranges(accept):
-        if quality > 0 and media in ("application/json", "application/*", "*/*"):
-            return
-    raise errors.NotAcceptable("Only application/json is provided")
+    if errors.accept_quality(req.env.get("HTTP_ACCEPT"), "application/json") <= 0:
+        raise errors.NotAcceptable("Only application/json is provided")
 
 
 def require_json_content(req: falcon.Request) -> None:

@@ -7,7 +7,8 @@ import logging
 import falcon
 from oslo_config import cfg
 
-from placement import auth, conf as placement_conf, logs, policy
+from placement import auth, logs, policy
+from placement import conf as placement_conf
 from placement.db import engine as db_engine
 from placement.db import migration, standard
 from placement.handlers import base
