@@ -65,6 +65,15 @@ class _Plan:
     sharing_trait: int
     shape: query.Shape
 
+    @property
+    def summed(self) -> frozenset[int]:
+        """Classes several groups ask for: only their amounts can add up."""
+        counts: dict[int, int] = {}
+        for group in self.groups:
+            for class_id, _ in group.amounts:
+                counts[class_id] = counts.get(class_id, 0) + 1
+        return frozenset(class_id for class_id, count in counts.items() if count > 1)
+
 
 def find(engine: Engine, request: CandidateRequest, settings: Settings) -> bytes:
     """The ``GET /allocation_candidates`` body (JSON) for ``request``."""
@@ -215,10 +224,11 @@ def _sharing_rows(conn: Connection, group: ResolvedGroup,
     if not plan.shape.sharing:
         return []
     if group.granular:
-        return query.provider_rows(conn, group, sharing_trait=plan.sharing_trait)
+        return query.provider_rows(conn, group, sharing_trait=plan.sharing_trait,
+                                   summed=plan.summed)
     if group.tree is not None:
         return []
-    return query.class_rows(conn, group, sharing_trait=plan.sharing_trait)
+    return query.class_rows(conn, group, sharing_trait=plan.sharing_trait, summed=plan.summed)
 
 
 def _gather(conn: Connection, plan: _Plan, window: query.Window,
@@ -230,30 +240,33 @@ def _gather(conn: Connection, plan: _Plan, window: query.Window,
         if group.granular:
             index = next(i for i, spec in enumerate(plan.specs) if spec.suffix == group.suffix)
             touched = [slots[index]]
-            _add_provider_rows(conn, group, window, group_shared, slots[index], facts)
+            _add_provider_rows(conn, group, window, group_shared, slots[index], facts,
+                               plan.summed)
         else:
             by_class = {spec.amounts[0][0]: slot
                         for spec, slot in zip(plan.specs, slots, strict=True)
                         if not spec.granular}
             touched = list(by_class.values())
             if plan.shape.flat:
-                _add_flat_rows(conn, group, window, by_class, facts, plan.rules.trait_bits)
+                _add_flat_rows(conn, group, window, by_class, facts, plan.rules.trait_bits,
+                               plan.summed)
             else:
-                _add_class_rows(conn, group, window, group_shared, by_class, facts)
+                _add_class_rows(conn, group, window, group_shared, by_class, facts, plan.summed)
         if not all(slot.choices for slot in touched):
             return None
     return slots, facts
 
 
 def _add_provider_rows(conn: Connection, group: ResolvedGroup, window: query.Window,
-                       shared: list[query.ProviderRow], slot: Slot, facts: Facts) -> None:
+                       shared: list[query.ProviderRow], slot: Slot, facts: Facts,
+                       summed: frozenset[int]) -> None:
     def add(row: query.ProviderRow, anchor: int) -> None:
         slot.choices.setdefault(anchor, []).append(row.provider)
         facts.roots[row.provider] = row.root
         for class_id, room in row.rooms:
             facts.rooms[row.provider, class_id] = room
 
-    for row in query.provider_rows(conn, group, window=window):
+    for row in query.provider_rows(conn, group, window=window, summed=summed):
         add(row, row.root)
     if shared:
         served = sharing_anchors(conn, [row.provider for row in shared], window)
@@ -268,10 +281,11 @@ def _add_provider_rows(conn: Connection, group: ResolvedGroup, window: query.Win
 
 
 def _add_flat_rows(conn: Connection, group: ResolvedGroup, window: query.Window,
-                   by_class: dict[int, Slot], facts: Facts, trait_bits: int) -> None:
+                   by_class: dict[int, Slot], facts: Facts, trait_bits: int,
+                   summed: frozenset[int]) -> None:
     """The unsuffixed group when every tree is one provider and none shares:
     each provider must then serve all of it alone, which one query decides."""
-    for row in query.provider_rows(conn, group, window=window):
+    for row in query.provider_rows(conn, group, window=window, summed=summed):
         facts.roots[row.provider] = row.root
         facts.trait_bits[row.provider] = trait_bits
         for class_id, room in row.rooms:
@@ -281,14 +295,14 @@ def _add_flat_rows(conn: Connection, group: ResolvedGroup, window: query.Window,
 
 def _add_class_rows(conn: Connection, group: ResolvedGroup, window: query.Window,
                     shared: list[query.ClassRow], by_class: dict[int, Slot],
-                    facts: Facts) -> None:
+                    facts: Facts, summed: frozenset[int]) -> None:
     def add(row: query.ClassRow, anchor: int) -> None:
         by_class[row.resource_class].choices.setdefault(anchor, []).append(row.provider)
         facts.roots[row.provider] = row.root
         facts.rooms[row.provider, row.resource_class] = row.room
         facts.trait_bits[row.provider] = row.trait_bits
 
-    for row in query.class_rows(conn, group, window=window):
+    for row in query.class_rows(conn, group, window=window, summed=summed):
         add(row, row.root)
     if shared:
         served = sharing_anchors(conn, {row.provider for row in shared}, window,

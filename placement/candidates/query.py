@@ -56,6 +56,11 @@ class Room:
     max_unit: int
 
 
+#: The room of a class only one group asks for: the query checked the one
+#: amount already, and no other amount is ever added to it.
+UNCHECKED = Room(2**62, 2**62)
+
+
 @dataclass(frozen=True, slots=True)
 class ProviderRow:
     """A provider that can serve a whole suffixed group."""
@@ -150,13 +155,15 @@ def _negative(aggregates: filters.AggregateFilter) -> filters.AggregateFilter:
 # --- suffixed groups: one provider serves the whole group ------------------------
 
 def provider_rows(conn: Connection, group: ResolvedGroup, *, window: Window | None = None,
-                  sharing_trait: int | None = None) -> list[ProviderRow]:
+                  sharing_trait: int | None = None,
+                  summed: frozenset[int] = frozenset()) -> list[ProviderRow]:
     """Providers that satisfy the whole suffixed ``group`` on their own.
 
     Give ``window`` for the providers of those trees, or ``sharing_trait``
     for the sharing providers of any tree. A group without resources
     matches only through its ``required`` or ``member_of`` (as upstream's
-    does); its ``in_tree`` is not applied.
+    does); its ``in_tree`` is not applied. Rooms are read only for the
+    classes in ``summed`` (those several groups ask for).
     """
     if not (group.amounts or group.traits.required or group.aggregates.member_of):
         return []
@@ -169,7 +176,9 @@ def provider_rows(conn: Connection, group: ResolvedGroup, *, window: Window | No
         used = _used(_RP.c.id, class_id)
         source = source.join(inv, and_(inv.c.resource_provider_id == _RP.c.id,
                                        inv.c.resource_class_id == class_id))
-        columns += [inv.c.total, inv.c.reserved, inv.c.allocation_ratio, used, inv.c.max_unit]
+        if class_id in summed:
+            columns += [inv.c.total, inv.c.reserved, inv.c.allocation_ratio, used,
+                        inv.c.max_unit]
         conditions += _fits(inv, used, amount)
     if group.amounts and group.tree is not None:
         conditions.append(_RP.c.root_provider_id == group.tree)
@@ -180,15 +189,23 @@ def provider_rows(conn: Connection, group: ResolvedGroup, *, window: Window | No
     query = (select(*columns).select_from(source).where(*conditions)
              .order_by(_RP.c.root_provider_id, _RP.c.id))
     class_ids = [class_id for class_id, _ in group.amounts]
-    return [ProviderRow(row[0], row[1], tuple(
-        (class_id, _room(*row[2 + 5 * i:7 + 5 * i])) for i, class_id in enumerate(class_ids)))
-        for row in conn.execute(query)]
+    if not summed.intersection(class_ids):
+        rooms = tuple((class_id, UNCHECKED) for class_id in class_ids)
+        return [ProviderRow(row[0], row[1], rooms) for row in conn.execute(query).all()]
+    rows = []
+    for row in conn.execute(query).all():
+        values = iter(row[2:])
+        rows.append(ProviderRow(row[0], row[1], tuple(
+            (class_id, _room(*(next(values) for _ in range(5))) if class_id in summed
+             else UNCHECKED) for class_id in class_ids)))
+    return rows
 
 
 # --- the unsuffixed group: a tree serves it collectively -------------------------
 
 def class_rows(conn: Connection, group: ResolvedGroup, *, window: Window | None = None,
-               sharing_trait: int | None = None) -> list[ClassRow]:
+               sharing_trait: int | None = None,
+               summed: frozenset[int] = frozenset()) -> list[ClassRow]:
     """(provider, class) pairs that can serve one class of the unsuffixed group.
 
     Tree rows (``window``): aggregates count when the provider *or its root*
@@ -196,7 +213,8 @@ def class_rows(conn: Connection, group: ResolvedGroup, *, window: Window | None 
     aggregate on either excludes it. Sharing rows (``sharing_trait``): the
     provider itself must be in the aggregates. Forbidden traits exclude a
     provider; required traits are only reported (``trait_bits``) because a
-    tree satisfies them collectively.
+    tree satisfies them collectively. Rooms are read only for the classes in
+    ``summed``.
     """
     inv = _INV
     used = _used(inv.c.resource_provider_id, inv.c.resource_class_id)
@@ -219,11 +237,15 @@ def class_rows(conn: Connection, group: ResolvedGroup, *, window: Window | None 
         conditions += [_RP.c.id.in_(_sharing(sharing_trait)),
                        *aggregate_conditions(_RP.c.id, positive)]
     conditions += aggregate_conditions(_RP.c.id, negative)
-    query = (select(_RP.c.id, _RP.c.root_provider_id, inv.c.resource_class_id, inv.c.total,
-                    inv.c.reserved, inv.c.allocation_ratio, inv.c.max_unit, used, *bits)
+    rooms = summed.intersection(class_id for class_id, _ in group.amounts)
+    room_columns = ([inv.c.total, inv.c.reserved, inv.c.allocation_ratio, used, inv.c.max_unit]
+                    if rooms else [])
+    query = (select(_RP.c.id, _RP.c.root_provider_id, inv.c.resource_class_id, *room_columns,
+                    *bits)
              .select_from(_RP.join(inv, inv.c.resource_provider_id == _RP.c.id))
              .where(*conditions)
              .order_by(_RP.c.root_provider_id, _RP.c.id, inv.c.resource_class_id))
-    return [ClassRow(row[0], row[1], row[2], _room(row[3], row[4], row[5], row[7], row[6]),
-                     sum(row[8:]))
-            for row in conn.execute(query)]
+    first_bit = 3 + len(room_columns)
+    return [ClassRow(row[0], row[1], row[2],
+                     _room(*row[3:8]) if row[2] in rooms else UNCHECKED, sum(row[first_bit:]))
+            for row in conn.execute(query).all()]

@@ -21,10 +21,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Engine
 
 from placement import db
 from placement.db import tables
+from placement.objects import consumer as consumer_obj
 
 
 @dataclass(frozen=True)
@@ -54,9 +55,9 @@ def create_incomplete_consumers(engine: Engine, limit: int,
                                 owner: IncompleteOwner) -> tuple[int, int]:
     """Give up to ``limit`` consumers that only exist in allocations a record."""
     allocs, consumers = tables.allocations, tables.consumers
+    project_id = consumer_obj.project_id(engine, owner.project_id)
+    user_id = consumer_obj.user_id(engine, owner.user_id)
     with db.writer(engine) as conn:
-        project_id = _external_id_row(conn, tables.projects, owner.project_id)
-        user_id = _external_id_row(conn, tables.users, owner.user_id)
         missing = conn.execute(
             sa.select(allocs.c.consumer_id)
             .select_from(allocs.outerjoin(consumers, allocs.c.consumer_id == consumers.c.uuid))
@@ -68,15 +69,6 @@ def create_incomplete_consumers(engine: Engine, limit: int,
                 {"uuid": uuid, "project_id": project_id, "user_id": user_id, "generation": 0}
                 for uuid in missing])
     return len(missing), len(missing)
-
-
-def _external_id_row(conn: Connection, table: sa.Table, external_id: str) -> int:
-    """The internal id of the project or user row for ``external_id``, made if absent."""
-    query = sa.select(table.c.id).where(table.c.external_id == external_id)
-    found = conn.execute(query).scalar()
-    if found is not None:
-        return found
-    return conn.execute(table.insert().values(external_id=external_id)).inserted_primary_key[0]
 
 
 @dataclass(frozen=True)

@@ -52,9 +52,13 @@ def _group(conn, suffix="", **kwargs) -> resolve.ResolvedGroup:
 
 def test_provider_rows_check_capacity_and_units(db_engine, world):
     with reader(db_engine) as conn:
-        rows = query.provider_rows(conn, _group(conn, "1", VCPU=2), window=EVERYTHING)
+        group = _group(conn, "1", VCPU=2)
+        rows = query.provider_rows(conn, group, window=EVERYTHING, summed=frozenset({0}))
         assert [(r.provider, r.root) for r in rows] == [(2, 1), (6, 6)]
         assert rows[0].rooms == ((0, Room(3, 2147483647)),)
+        # A class no other group asks for: its room is not needed.
+        rows = query.provider_rows(conn, group, window=EVERYTHING)
+        assert rows[0].rooms == ((0, query.UNCHECKED),)
         # DISK_GB 3 is not a multiple of provider 3's step size of 5.
         rows = query.provider_rows(conn, _group(conn, "1", DISK_GB=3), window=EVERYTHING)
         assert [r.provider for r in rows] == [4, 5]
@@ -95,9 +99,11 @@ def test_class_rows_span_the_tree_through_the_root(db_engine, world):
         in_a = filters.AggregateFilter((frozenset({AGG_A}),))
         ssd = filters.TraitFilter((frozenset({"STORAGE_DISK_SSD"}),))
         group = _group(conn, VCPU=1, DISK_GB=5, aggregates=in_a, traits=ssd)
-        rows = query.class_rows(conn, group, window=EVERYTHING)
+        rows = query.class_rows(conn, group, window=EVERYTHING, summed=frozenset({2}))
         assert [(r.provider, r.resource_class, r.trait_bits) for r in rows] == [
             (2, 0, 0), (3, 0, 0), (3, 2, 0), (4, 2, 1), (5, 2, 0)]
+        assert [r.room for r in rows] == [query.UNCHECKED, query.UNCHECKED, Room(10, 2147483647),
+                                          Room(10, 2147483647), Room(100, 2147483647)]
 
 
 def test_class_rows_forbidden_aggregate_on_the_root_drops_the_tree(db_engine, world):
