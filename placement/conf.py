@@ -15,6 +15,8 @@ import os
 from collections.abc import Iterable, Sequence
 
 from oslo_config import cfg
+from oslo_middleware import cors, http_proxy_to_wsgi
+from oslo_policy import opts as policy_opts
 
 PROJECT = "placement"
 
@@ -104,9 +106,27 @@ def list_opts() -> list[tuple[str, list[cfg.Opt]]]:
     return [(group, list(opts)) for group, opts in GROUPS.items()]
 
 
+#: ``[cors]`` defaults of a Placement service (upstream sets them at WSGI start-up).
+CORS_DEFAULTS = {
+    "allow_headers": ["X-Auth-Token", "X-Openstack-Request-Id", "X-Identity-Status",
+                      "X-Roles", "X-Service-Catalog", "X-User-Id", "X-Tenant-Id",
+                      "OpenStack-API-Version"],
+    "expose_headers": ["X-Auth-Token", "X-Openstack-Request-Id", "X-Subject-Token",
+                       "X-Service-Token", "OpenStack-API-Version"],
+    "allow_methods": ["GET", "PUT", "POST", "DELETE", "PATCH"],
+}
+
+
 def register_opts(conf: cfg.ConfigOpts) -> None:
+    """Our option groups, plus the libraries' groups we read
+    (``[cors]``, ``[oslo_middleware]``, ``[oslo_policy]``)."""
     for group, opts in GROUPS.items():
         conf.register_opts(opts, group=None if group == "DEFAULT" else group)
+    conf.register_opts(cors.CORS_OPTS, "cors")
+    for name, value in CORS_DEFAULTS.items():
+        conf.set_default(name, value, group="cors")
+    conf.register_opts(http_proxy_to_wsgi.OPTS, "oslo_middleware")
+    policy_opts.set_defaults(conf, policy_file="policy.yaml")
 
 
 def wsgi_config_files() -> list[str] | None:

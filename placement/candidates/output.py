@@ -40,39 +40,49 @@ class _Writer:
     """Renders candidates, remembering the pieces it has written."""
 
     def __init__(self, trees: Trees, class_names: dict[int, str], version: mv.Version) -> None:
-        self._uuid = trees.uuid
-        self._names = class_names
+        providers = trees.providers
+        self._uuid = _Pieces(lambda provider: json.dumps(providers[provider].uuid))
+        self._name = _Pieces(lambda class_id: json.dumps(class_names[class_id]))
         self._as_dict = version >= mv.ALLOCATIONS_DICT
         self._with_mappings = version >= mv.MAPPINGS
-        self._allocations: dict[tuple, str] = {}
-        self._mapping = _Pieces(lambda entry: json.dumps(entry[0]) + ": " + json.dumps(
-            [self._uuid(p) for p in entry[1]]))
+        self._allocations = _Pieces(self._allocations_text)
+        self._mapping = _Pieces(lambda entry: json.dumps(entry[0]) + ": [" + ", ".join(
+            [self._uuid[p] for p in entry[1]]) + "]")
         self._last: tuple[tuple | None, str] = (None, "")
 
     def request(self, candidate: Candidate) -> str:
-        allocations = self._allocations_text(candidate.allocations)
+        last, allocations = self._last
+        if candidate.allocations is not last:
+            allocations = self._allocations[candidate.allocations]
+            self._last = (candidate.allocations, allocations)
         if not self._with_mappings:
             return '{"allocations": ' + allocations + "}"
         mappings = ", ".join(map(self._mapping.__getitem__, candidate.mappings))
         return '{"allocations": ' + allocations + ', "mappings": {' + mappings + "}}"
 
     def _allocations_text(self, allocations: tuple) -> str:
-        last, text = self._last
-        if allocations is last:
-            return text
-        text = self._allocations.get(allocations)
-        if text is None:
-            by_provider: dict[str, dict[str, int]] = {}
-            for provider, class_id, amount in allocations:
-                by_provider.setdefault(self._uuid(provider), {})[self._names[class_id]] = amount
-            if self._as_dict:
-                text = json.dumps({u: {"resources": r} for u, r in by_provider.items()})
-            else:
-                text = json.dumps([{"resource_provider": {"uuid": u}, "resources": r}
-                                   for u, r in by_provider.items()])
-            self._allocations[allocations] = text
-        self._last = (allocations, text)
-        return text
+        """Allocations are sorted by provider: each provider's run is one entry."""
+        entries = []
+        run: list[str] = []
+        current = None
+        for provider, class_id, amount in allocations:
+            if provider != current:
+                if run:
+                    entries.append(self._entry(current, run))
+                current, run = provider, []
+            run.append(f"{self._name[class_id]}: {amount}")
+        if run:
+            entries.append(self._entry(current, run))
+        if self._as_dict:
+            return "{" + ", ".join(entries) + "}"
+        return "[" + ", ".join(entries) + "]"
+
+    def _entry(self, provider: int, resources: list[str]) -> str:
+        resources_text = '{"resources": {' + ", ".join(resources) + "}}"
+        if self._as_dict:
+            return self._uuid[provider] + ": " + resources_text
+        return ('{"resource_provider": {"uuid": ' + self._uuid[provider] + '}, "resources": {'
+                + ", ".join(resources) + "}}")
 
 
 def body(candidates: Iterable[Candidate], trees: Trees, class_names: dict[int, str],

@@ -67,7 +67,7 @@ def _load(conn: Connection, trees: Trees, column, ids: list[int]) -> None:
     providers = trees.providers
     for id_, uuid, parent, root in conn.execute(
             select(_RP.c.id, _RP.c.uuid, _RP.c.parent_provider_id, _RP.c.root_provider_id)
-            .where(wanted), params):
+            .where(wanted), params).all():
         providers[id_] = Provider(uuid, parent, root)
     used = (select(func.coalesce(func.sum(_ALLOC.c.used), 0))
             .where(_ALLOC.c.resource_provider_id == _INV.c.resource_provider_id,
@@ -79,13 +79,13 @@ def _load(conn: Connection, trees: Trees, column, ids: list[int]) -> None:
         .join(_RP, _RP.c.id == _INV.c.resource_provider_id)
         .join(_RC, _RC.c.id == _INV.c.resource_class_id)
         .where(wanted).order_by(_INV.c.resource_provider_id, _INV.c.resource_class_id))
-    for id_, name, total, reserved, ratio, in_use in conn.execute(inventories, params):
+    for id_, name, total, reserved, ratio, in_use in conn.execute(inventories, params).all():
         providers[id_].resources[name] = (int((total - reserved) * ratio), int(in_use))
     for id_, name in conn.execute(
             select(_RPT.c.resource_provider_id, _TRAITS.c.name)
             .join(_TRAITS, _TRAITS.c.id == _RPT.c.trait_id)
             .join(_RP, _RP.c.id == _RPT.c.resource_provider_id)
-            .where(wanted).order_by(_RPT.c.resource_provider_id, _RPT.c.trait_id), params):
+            .where(wanted).order_by(_RPT.c.resource_provider_id, _RPT.c.trait_id), params).all():
         providers[id_].traits.append(name)
 
 

@@ -44,7 +44,6 @@ def _auth_layers(conf: cfg.ConfigOpts, strategy: str, app):
 def create_app(conf: cfg.ConfigOpts):
     """Build the whole WSGI application from a loaded configuration."""
     logs.setup(conf)
-    middleware.register_library_opts(conf)
     embedded = placement_conf.is_embedded(conf)
     strategy = placement_conf.auth_strategy(conf)
     url = placement_conf.database_url(conf)

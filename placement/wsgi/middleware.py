@@ -70,25 +70,6 @@ class RequestLogMiddleware:
                  elapsed, request_id)
 
 
-#: ``[cors]`` defaults of a Placement service (upstream sets them at WSGI start-up).
-CORS_DEFAULTS = {
-    "allow_headers": ["X-Auth-Token", "X-Openstack-Request-Id", "X-Identity-Status",
-                      "X-Roles", "X-Service-Catalog", "X-User-Id", "X-Tenant-Id",
-                      "OpenStack-API-Version"],
-    "expose_headers": ["X-Auth-Token", "X-Openstack-Request-Id", "X-Subject-Token",
-                       "X-Service-Token", "OpenStack-API-Version"],
-    "allow_methods": ["GET", "PUT", "POST", "DELETE", "PATCH"],
-}
-
-
-def register_library_opts(conf: cfg.ConfigOpts) -> None:
-    """``[cors]`` and ``[oslo_middleware]``, with Placement's CORS defaults."""
-    conf.register_opts(cors.CORS_OPTS, "cors")
-    conf.register_opts(http_proxy_to_wsgi.OPTS, "oslo_middleware")
-    for name, value in CORS_DEFAULTS.items():
-        conf.set_default(name, value, group="cors")
-
-
 def with_cors(conf: cfg.ConfigOpts, app: auth.WSGIApp) -> auth.WSGIApp:
     """oslo.middleware's CORS in front of ``app`` once ``[cors] allowed_origin`` is set.
 

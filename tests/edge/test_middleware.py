@@ -10,7 +10,8 @@ from dataclasses import dataclass
 import falcon.testing
 import pytest
 
-from placement.wsgi import create_app, middleware
+from placement import conf as placement_conf
+from placement.wsgi import create_app
 from tests import rig
 
 
@@ -45,7 +46,6 @@ def app_with(**groups: dict):
     with rig.fresh_database("sqlite") as url:
         rig.migrated(url)
         conf = rig.make_conf(url)
-        middleware.register_library_opts(conf)
         for group, values in groups.items():
             for name, value in values.items():
                 conf.set_override(name, value, group=group)
@@ -104,7 +104,7 @@ def test_simple_request_exposes_placement_headers(cors_app):
     assert response.status == 200
     assert response.headers["access-control-allow-origin"] == ORIGIN
     assert response.headers["access-control-expose-headers"] == ",".join(
-        middleware.CORS_DEFAULTS["expose_headers"])
+        placement_conf.CORS_DEFAULTS["expose_headers"])
 
 
 def test_without_cors_config_there_are_no_cors_headers(plain_app):

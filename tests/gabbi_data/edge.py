@@ -1,10 +1,4 @@
-"""Fixtures for the auth, policy and CORS stories (``gabbits/auth-*``, ``cors-*``).
-
-Their settings live in option groups that oslo.policy and oslo.middleware
-register when the app is built, after the test configuration is made, so
-they are handed over the way an operator can too: as ``OS_<GROUP>__<OPTION>``
-environment variables, set while the file runs.
-"""
+"""Fixtures for the auth, policy and CORS stories (``gabbits/auth-*``, ``cors-*``)."""
 
 from __future__ import annotations
 
@@ -20,30 +14,12 @@ POLICY_FILE = """\
 
 def fixtures(api_fixture: type) -> list[type]:
 
-    class _EnvironmentFixture(api_fixture):
-        """Sets ``environment`` for the duration of the file."""
-
-        environment: dict[str, str] = {}
-
-        def start_fixture(self) -> None:
-            self._saved = {name: os.environ.get(name) for name in self.environment}
-            os.environ.update(self.environment)
-            super().start_fixture()
-
-        def stop_fixture(self) -> None:
-            super().stop_fixture()
-            for name, value in self._saved.items():
-                if value is None:
-                    os.environ.pop(name, None)
-                else:
-                    os.environ[name] = value
-
-    class LegacyRBACFixture(_EnvironmentFixture):
+    class LegacyRBACFixture(api_fixture):
         """``[oslo_policy] enforce_new_defaults = False``: admin may do everything."""
 
-        environment = {"OS_OSLO_POLICY__ENFORCE_NEW_DEFAULTS": "false"}
+        overrides = {"oslo_policy": {"enforce_new_defaults": False}}
 
-    class PolicyFileFixture(_EnvironmentFixture):
+    class PolicyFileFixture(api_fixture):
         """A ``policy.yaml`` overriding two rules (see :data:`POLICY_FILE`)."""
 
         def start_fixture(self) -> None:
@@ -51,16 +27,16 @@ def fixtures(api_fixture: type) -> list[type]:
             path = os.path.join(self._dir.name, "policy.yaml")
             with open(path, "w") as stream:
                 stream.write(POLICY_FILE)
-            self.environment = {"OS_OSLO_POLICY__POLICY_FILE": path}
+            self.overrides = {"oslo_policy": {"policy_file": path}}
             super().start_fixture()
 
         def stop_fixture(self) -> None:
             super().stop_fixture()
             self._dir.cleanup()
 
-    class CORSFixture(_EnvironmentFixture):
+    class CORSFixture(api_fixture):
         """``[cors] allowed_origin = http://valid.example.com``, other options default."""
 
-        environment = {"OS_CORS__ALLOWED_ORIGIN": "http://valid.example.com"}
+        overrides = {"cors": {"allowed_origin": ["http://valid.example.com"]}}
 
     return [LegacyRBACFixture, PolicyFileFixture, CORSFixture]
