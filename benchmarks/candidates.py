@@ -456,7 +456,8 @@ def run_workload(name: str, flavors: list[Flavor], db: str | None, workdir: str,
                 finally:
                     server.stop()
         for index, (label, query) in enumerate(queries):
-            rows.append(Row(label, query, results["ours"][index], results["upstream"][index]))
+            rows.append(Row(label, query, *(results[name][index] if name in results else Stats(
+                timed_out=True) for name in ("ours", "upstream"))))
             _print_row(rows[-1])
     return rows
 
@@ -551,8 +552,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=60.0,
                         help="seconds a single request may take")
     parser.add_argument("--results", help="append the table to this Markdown file")
+    parser.add_argument("--servers", default="ours,upstream",
+                        help="which servers to run (for trying changes out: ours)")
     args = parser.parse_args(argv)
-    flavors = [Flavor("ours", args.ours_venv), Flavor("upstream", args.upstream_venv)]
+    venvs = {"ours": args.ours_venv, "upstream": args.upstream_venv}
+    flavors = [Flavor(name, venvs[name]) for name in args.servers.split(",")]
     workdir = tempfile.mkdtemp(prefix="placement-bench-")
     rows: list[Row] = []
     try:

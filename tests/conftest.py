@@ -1,10 +1,12 @@
-"""Session-wide checks of the test rig."""
+"""Session-wide checks of the test rig, and the fixtures most test areas share."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 import pytest
+import sqlalchemy
 
 from tests import rig
 
@@ -22,3 +24,15 @@ def backend(request: pytest.FixtureRequest) -> str:
     """Each test using this runs once per database backend of the run."""
     return request.param
 
+
+@pytest.fixture
+def app(backend: str) -> Iterator:
+    """The whole WSGI app (noauth2) on a fresh migrated database."""
+    with rig.placement_app(backend) as (wsgi_app, _conf):
+        yield wsgi_app
+
+
+@pytest.fixture
+def engine(app) -> sqlalchemy.Engine:
+    """The app's own engine, for calling the object layer directly."""
+    return app.placement_engine

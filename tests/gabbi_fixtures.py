@@ -8,13 +8,10 @@ bound to one database backend. Data fixtures seed through the public API
 from __future__ import annotations
 
 import importlib
-import json
 import os
 import pkgutil
-import sys
 import types
 import uuid
-from io import BytesIO
 
 from gabbi import fixture
 
@@ -35,27 +32,11 @@ def current_app():
 
 
 def api_call(app, method: str, path: str, body=None, version: str = "latest") -> tuple:
-    """Call the WSGI ``app`` as admin; return ``(status, json_or_none)``."""
-    data = json.dumps(body).encode() if body is not None else b""
-    environ = {
-        "REQUEST_METHOD": method, "PATH_INFO": path.split("?")[0],
-        "QUERY_STRING": path.partition("?")[2], "SERVER_NAME": "localhost",
-        "SERVER_PORT": "80", "wsgi.url_scheme": "http", "wsgi.input": BytesIO(data),
-        "wsgi.errors": sys.stderr, "SERVER_PROTOCOL": "HTTP/1.1", "SCRIPT_NAME": "",
-        "CONTENT_LENGTH": str(len(data)), "HTTP_X_AUTH_TOKEN": "admin",
-        "HTTP_OPENSTACK_API_VERSION": f"placement {version}", "HTTP_ACCEPT": "application/json",
-    }
-    if body is not None:
-        environ["CONTENT_TYPE"] = "application/json"
-    seen = {}
-
-    def start_response(status, headers, exc_info=None):
-        seen["status"] = int(status.split()[0])
-
-    raw = b"".join(app(environ, start_response))
-    if seen["status"] >= 400:
-        raise AssertionError(f"fixture call {method} {path} -> {seen['status']}: {raw[:500]!r}")
-    return seen["status"], (json.loads(raw) if raw else None)
+    """:func:`tests.rig.call` for seeding data: an error reply fails the fixture."""
+    status, data = rig.call(app, method, path, body, version)
+    if status >= 400:
+        raise AssertionError(f"fixture call {method} {path} -> {status}: {str(data)[:500]}")
+    return status, data
 
 
 def _export_ids() -> None:

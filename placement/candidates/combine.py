@@ -135,23 +135,50 @@ class Search:
         options = [slot.choices.get(anchor) for slot in slots]
         if not all(options):
             return
+        if all(len(providers) == 1 for providers in options):
+            chosen = [providers[0] for providers in options]
+            candidate = self._only(chosen, facts)
+            if candidate is not None and not _repeated(candidate, chosen, slots, seen):
+                yield candidate
+            return
         rooms = facts.rooms
         levels = [[(p, tuple(((p, rc), amount, min(rooms[p, rc].left, rooms[p, rc].max_unit))
                              for rc, amount in spec.amounts)) for p in providers]
                   for spec, providers in zip(self.specs, options, strict=True)]
         twins = self._twins(options)
-        shared = [slot.shared for slot in slots] if any(slot.shared for slot in slots) else None
         for chosen, used in self._search(levels, facts, twins):
             allocations = tuple([(p, rc, amount) for (p, rc), amount in sorted(used.items())])
             roots = tuple([facts.roots[p] for p, _, _ in allocations])
             for picks in self._arrangements(chosen, twins):
                 candidate = Candidate(allocations, self._mapped(picks), roots)
-                if shared is not None and all(p in ps for p, ps in zip(picks, shared,
-                                                                       strict=True)):
-                    if candidate.key in seen:
-                        continue
-                    seen.add(candidate.key)
-                yield candidate
+                if not _repeated(candidate, picks, slots, seen):
+                    yield candidate
+
+    def _only(self, chosen: list[int], facts: Facts) -> Candidate | None:
+        """The one combination when every slot has one option, if it is valid."""
+        used: dict[tuple[int, int], int] = {}
+        for spec, provider in zip(self.specs, chosen, strict=True):
+            for class_id, amount in spec.amounts:
+                key = (provider, class_id)
+                used[key] = used.get(key, 0) + amount
+        rooms = facts.rooms
+        for key, amount in used.items():
+            room = rooms[key]
+            if amount > room.left or amount > room.max_unit:
+                return None
+        if self.rules.isolate:
+            granular = [p for p, spec in zip(chosen, self.specs, strict=True) if spec.granular]
+            if len(set(granular)) != len(granular):
+                return None
+        if self.rules.one_provider_per_tree:
+            placed = {p for p, _ in used}
+            if len({facts.roots[p] for p in placed}) != len(placed):
+                return None
+        if not all(self._allowed(level, chosen, facts) for level in self._checked):
+            return None
+        allocations = tuple([(p, rc, amount) for (p, rc), amount in sorted(used.items())])
+        return Candidate(allocations, self._mapped(chosen),
+                         tuple([facts.roots[p] for p, _, _ in allocations]))
 
     def _twins(self, options: list[list[int]]) -> list[int | None]:
         """For each slot, the earlier slot it is interchangeable with (or None)."""
@@ -286,6 +313,16 @@ class Search:
         return tuple([(suffix, (chosen[slots[0]],) if len(slots) == 1
                        else tuple(sorted({chosen[i] for i in slots})))
                       for suffix, slots in self._mappings])
+
+
+def _repeated(candidate: Candidate, picks: list[int], slots: list[Slot],
+              seen: set[tuple]) -> bool:
+    """Whether an all-sharing candidate was produced under an earlier anchor."""
+    if all(p in slot.shared for p, slot in zip(picks, slots, strict=True)):
+        if candidate.key in seen:
+            return True
+        seen.add(candidate.key)
+    return False
 
 
 class _Singletons(dict):

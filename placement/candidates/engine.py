@@ -26,11 +26,11 @@ from sqlalchemy import exists, func, select
 from sqlalchemy.engine import Connection, Engine
 
 from placement import errors
-from placement.candidates import output, query, resolve, summaries
-from placement.candidates.combine import Candidate, Facts, Rules, Search, Slot, SlotSpec
+from placement.candidates import output, query, resolve, slots, summaries
+from placement.candidates.combine import Candidate, Rules, Search, SlotSpec
 from placement.candidates.request import CandidateRequest
 from placement.candidates.resolve import ResolvedGroup, TraitIds
-from placement.candidates.trees import Ancestry, sharing_anchors
+from placement.candidates.trees import Ancestry
 from placement.db import tables
 from placement.db.transaction import reader
 
@@ -55,24 +55,11 @@ class Settings:
 
 
 @dataclass
-class _Plan:
+class _Plan(slots.Plan):
     """A resolved request, ready to run."""
 
-    groups: list[ResolvedGroup]
-    specs: list[SlotSpec]
     rules: Rules
     root_traits: TraitIds
-    sharing_trait: int
-    shape: query.Shape
-
-    @property
-    def summed(self) -> frozenset[int]:
-        """Classes several groups ask for: only their amounts can add up."""
-        counts: dict[int, int] = {}
-        for group in self.groups:
-            for class_id, _ in group.amounts:
-                counts[class_id] = counts.get(class_id, 0) + 1
-        return frozenset(class_id for class_id, count in counts.items() if count > 1)
 
 
 def find(engine: Engine, request: CandidateRequest, settings: Settings) -> bytes:
@@ -131,7 +118,7 @@ def _plan(conn: Connection, request: CandidateRequest) -> _Plan | None:
     rules = Rules(isolate=request.isolate, same_subtrees=request.same_subtrees,
                   one_provider_per_tree=not request.nested_aware,
                   trait_bits=_trait_bits(groups))
-    return _Plan(groups, _specs(groups), rules, root_traits, sharing_trait, shape)
+    return _Plan(groups, _specs(groups), sharing_trait, shape, rules, root_traits)
 
 
 def _specs(groups: list[ResolvedGroup]) -> list[SlotSpec]:
@@ -158,8 +145,8 @@ def _some_root(conn: Connection, traits: TraitIds) -> bool:
 def _matches_alone(conn: Connection, group: ResolvedGroup, root_traits: TraitIds,
                    sharing_trait: int, shape: query.Shape) -> bool:
     """Whether ``group`` on its own has a candidate (upstream's per-group step)."""
-    plan = _Plan([group], _specs([group]), Rules(trait_bits=_trait_bits([group])),
-                 root_traits, sharing_trait, shape)
+    plan = _Plan([group], _specs([group]), sharing_trait, shape,
+                 Rules(trait_bits=_trait_bits([group])), root_traits)
     return next(_stream(conn, plan, windowed=False, breadth_first=False), None) is not None
 
 
@@ -168,26 +155,42 @@ def _matches_alone(conn: Connection, group: ResolvedGroup, root_traits: TraitIds
 def _stream(conn: Connection, plan: _Plan, *, windowed: bool,
             breadth_first: bool) -> Iterator[Candidate]:
     """Every candidate, anchor by anchor, window by window."""
+    if plan.shape.flat and len(plan.groups) == 1:
+        yield from _one_per_provider(conn, plan, windowed)
+        return
     search = Search(plan.specs, plan.rules)
-    shared = [_sharing_rows(conn, group, plan) for group in plan.groups]
-    seen: set[Candidate] = set()
+    shared = [slots.sharing_rows(conn, group, plan) for group in plan.groups]
+    seen: set[tuple] = set()
     for window in _windows(conn, plan.root_traits, windowed):
-        gathered = _gather(conn, plan, window, shared)
+        gathered = slots.gather(conn, plan, window, shared, plan.rules.trait_bits)
         if gathered is None:
             continue
-        slots, facts = gathered
-        anchors = search.anchors(slots)
+        options, facts = gathered
+        anchors = search.anchors(options)
         if not anchors:
             continue
         if plan.rules.same_subtrees:
-            own_roots = {facts.roots[p] for slot in slots for p in slot.shared}
+            own_roots = {facts.roots[p] for slot in options for p in slot.shared}
             facts.ancestry = Ancestry.load(conn, window, own_roots)
-        per_anchor = [search.candidates(anchor, slots, facts, seen) for anchor in anchors]
+        per_anchor = [search.candidates(anchor, options, facts, seen) for anchor in anchors]
         if breadth_first:
             yield from _round_robin(per_anchor)
         else:
             for candidates in per_anchor:
                 yield from candidates
+
+
+def _one_per_provider(conn: Connection, plan: _Plan, windowed: bool) -> Iterator[Candidate]:
+    """One group where every tree is one provider and none shares: each
+    provider that can serve the group alone is one candidate, nothing to
+    combine (one anchor, one option, whichever the strategy)."""
+    group = plan.groups[0]
+    amounts = sorted(group.amounts)
+    for window in _windows(conn, plan.root_traits, windowed):
+        for row in query.provider_rows(conn, group, window=window):
+            provider = row.provider
+            yield Candidate(tuple([(provider, class_id, amount) for class_id, amount in amounts]),
+                            ((group.suffix, (provider,)),), (provider,) * len(amounts))
 
 
 def _windows(conn: Connection, root_traits: TraitIds, windowed: bool) -> Iterator[query.Window]:
@@ -216,106 +219,6 @@ def _round_robin(iterators: list[Iterator[Candidate]]) -> Iterator[Candidate]:
                 yield candidate
                 still.append(candidates)
         active = still
-
-
-def _sharing_rows(conn: Connection, group: ResolvedGroup,
-                  plan: _Plan) -> list[query.ProviderRow] | list[query.ClassRow]:
-    """Sharing providers that can serve ``group`` (none for an unsuffixed ``in_tree``)."""
-    if not plan.shape.sharing:
-        return []
-    if group.granular:
-        return query.provider_rows(conn, group, sharing_trait=plan.sharing_trait,
-                                   summed=plan.summed)
-    if group.tree is not None:
-        return []
-    return query.class_rows(conn, group, sharing_trait=plan.sharing_trait, summed=plan.summed)
-
-
-def _gather(conn: Connection, plan: _Plan, window: query.Window,
-            shared: list[list]) -> tuple[list[Slot], Facts] | None:
-    """The slots' options per anchor in ``window``; None if a slot has none."""
-    slots = [Slot(spec) for spec in plan.specs]
-    facts = Facts()
-    for group, group_shared in zip(plan.groups, shared, strict=True):
-        if group.granular:
-            index = next(i for i, spec in enumerate(plan.specs) if spec.suffix == group.suffix)
-            touched = [slots[index]]
-            _add_provider_rows(conn, group, window, group_shared, slots[index], facts,
-                               plan.summed)
-        else:
-            by_class = {spec.amounts[0][0]: slot
-                        for spec, slot in zip(plan.specs, slots, strict=True)
-                        if not spec.granular}
-            touched = list(by_class.values())
-            if plan.shape.flat:
-                _add_flat_rows(conn, group, window, by_class, facts, plan.rules.trait_bits,
-                               plan.summed)
-            else:
-                _add_class_rows(conn, group, window, group_shared, by_class, facts, plan.summed)
-        if not all(slot.choices for slot in touched):
-            return None
-    return slots, facts
-
-
-def _add_provider_rows(conn: Connection, group: ResolvedGroup, window: query.Window,
-                       shared: list[query.ProviderRow], slot: Slot, facts: Facts,
-                       summed: frozenset[int]) -> None:
-    def add(row: query.ProviderRow, anchor: int) -> None:
-        slot.choices.setdefault(anchor, []).append(row.provider)
-        facts.roots[row.provider] = row.root
-        for class_id, room in row.rooms:
-            facts.rooms[row.provider, class_id] = room
-
-    for row in query.provider_rows(conn, group, window=window, summed=summed):
-        add(row, row.root)
-    if shared:
-        served = sharing_anchors(conn, [row.provider for row in shared], window)
-        for row in shared:
-            slot.shared.add(row.provider)
-            facts.roots[row.provider] = row.root
-            for anchor in served.get(row.provider, ()):
-                if anchor != row.root:
-                    add(row, anchor)
-        for providers in slot.choices.values():
-            providers.sort()
-
-
-def _add_flat_rows(conn: Connection, group: ResolvedGroup, window: query.Window,
-                   by_class: dict[int, Slot], facts: Facts, trait_bits: int,
-                   summed: frozenset[int]) -> None:
-    """The unsuffixed group when every tree is one provider and none shares:
-    each provider must then serve all of it alone, which one query decides."""
-    for row in query.provider_rows(conn, group, window=window, summed=summed):
-        facts.roots[row.provider] = row.root
-        facts.trait_bits[row.provider] = trait_bits
-        for class_id, room in row.rooms:
-            by_class[class_id].choices.setdefault(row.root, []).append(row.provider)
-            facts.rooms[row.provider, class_id] = room
-
-
-def _add_class_rows(conn: Connection, group: ResolvedGroup, window: query.Window,
-                    shared: list[query.ClassRow], by_class: dict[int, Slot],
-                    facts: Facts, summed: frozenset[int]) -> None:
-    def add(row: query.ClassRow, anchor: int) -> None:
-        by_class[row.resource_class].choices.setdefault(anchor, []).append(row.provider)
-        facts.roots[row.provider] = row.root
-        facts.rooms[row.provider, row.resource_class] = row.room
-        facts.trait_bits[row.provider] = row.trait_bits
-
-    for row in query.class_rows(conn, group, window=window, summed=summed):
-        add(row, row.root)
-    if shared:
-        served = sharing_anchors(conn, {row.provider for row in shared}, window,
-                                 group.aggregates.forbidden)
-        for row in shared:
-            by_class[row.resource_class].shared.add(row.provider)
-            facts.roots[row.provider] = row.root
-            for anchor in served.get(row.provider, ()):
-                if anchor != row.root:
-                    add(row, anchor)
-        for slot in by_class.values():
-            for providers in slot.choices.values():
-                providers.sort()
 
 
 # --- select --------------------------------------------------------------------

@@ -45,15 +45,16 @@ class _Writer:
         self._name = _Pieces(lambda class_id: json.dumps(class_names[class_id]))
         self._as_dict = version >= mv.ALLOCATIONS_DICT
         self._with_mappings = version >= mv.MAPPINGS
-        self._allocations = _Pieces(self._allocations_text)
         self._mapping = _Pieces(lambda entry: json.dumps(entry[0]) + ": [" + ", ".join(
             [self._uuid[p] for p in entry[1]]) + "]")
         self._last: tuple[tuple | None, str] = (None, "")
 
     def request(self, candidate: Candidate) -> str:
+        # Consecutive candidates often share their allocations (the same
+        # providers mapped to identical groups in another order).
         last, allocations = self._last
         if candidate.allocations is not last:
-            allocations = self._allocations[candidate.allocations]
+            allocations = self._allocations_text(candidate.allocations)
             self._last = (candidate.allocations, allocations)
         if not self._with_mappings:
             return '{"allocations": ' + allocations + "}"

@@ -28,6 +28,9 @@ _RC = tables.resource_classes
 _RPT = tables.resource_provider_traits
 _TRAITS = tables.traits
 
+#: Trees per query: below every backend's limit on bound parameters.
+CHUNK = 2000
+
 
 @dataclass
 class Provider:
@@ -49,43 +52,55 @@ class Trees:
         return self.providers[provider].uuid
 
 
-def load(conn: Connection, roots: Iterable[int], extra: Iterable[int] = ()) -> Trees:
-    """The trees rooted at ``roots``, plus the single providers ``extra``."""
-    trees = Trees()
-    for chunk in chunks(set(roots)):
-        _load(conn, trees, _RP.c.root_provider_id, chunk)
-    missing = set(extra) - set(trees.providers)
-    for chunk in chunks(missing):
-        _load(conn, trees, _RP.c.id, chunk)
-    return trees
-
-
-def _load(conn: Connection, trees: Trees, column, ids: list[int]) -> None:
-    """Providers whose ``column`` is in ``ids``, with inventories and traits."""
+def _statements(column) -> tuple:
+    """The reads for providers whose ``column`` is in ``:ids``, built once
+    (SQLAlchemy then reuses their compiled form): each provider with each of
+    its inventories (or none), and their traits."""
     wanted = column.in_(bindparam("ids", expanding=True))
-    params = {"ids": ids}
-    providers = trees.providers
-    for id_, uuid, parent, root in conn.execute(
-            select(_RP.c.id, _RP.c.uuid, _RP.c.parent_provider_id, _RP.c.root_provider_id)
-            .where(wanted), params).all():
-        providers[id_] = Provider(uuid, parent, root)
     used = (select(func.coalesce(func.sum(_ALLOC.c.used), 0))
             .where(_ALLOC.c.resource_provider_id == _INV.c.resource_provider_id,
                    _ALLOC.c.resource_class_id == _INV.c.resource_class_id)
             .scalar_subquery())
-    inventories = (
-        select(_INV.c.resource_provider_id, _RC.c.name, _INV.c.total, _INV.c.reserved,
-               _INV.c.allocation_ratio, used)
-        .join(_RP, _RP.c.id == _INV.c.resource_provider_id)
-        .join(_RC, _RC.c.id == _INV.c.resource_class_id)
-        .where(wanted).order_by(_INV.c.resource_provider_id, _INV.c.resource_class_id))
-    for id_, name, total, reserved, ratio, in_use in conn.execute(inventories, params).all():
-        providers[id_].resources[name] = (int((total - reserved) * ratio), int(in_use))
-    for id_, name in conn.execute(
-            select(_RPT.c.resource_provider_id, _TRAITS.c.name)
-            .join(_TRAITS, _TRAITS.c.id == _RPT.c.trait_id)
-            .join(_RP, _RP.c.id == _RPT.c.resource_provider_id)
-            .where(wanted).order_by(_RPT.c.resource_provider_id, _RPT.c.trait_id), params).all():
+    return (
+        select(_RP.c.id, _RP.c.uuid, _RP.c.parent_provider_id, _RP.c.root_provider_id,
+               _RC.c.name, _INV.c.total, _INV.c.reserved, _INV.c.allocation_ratio, used)
+        .select_from(_RP.outerjoin(_INV, _INV.c.resource_provider_id == _RP.c.id)
+                     .outerjoin(_RC, _RC.c.id == _INV.c.resource_class_id))
+        .where(wanted),
+        select(_RPT.c.resource_provider_id, _TRAITS.c.name)
+        .join(_TRAITS, _TRAITS.c.id == _RPT.c.trait_id)
+        .join(_RP, _RP.c.id == _RPT.c.resource_provider_id)
+        .where(wanted).order_by(_RPT.c.resource_provider_id, _RPT.c.trait_id),
+    )
+
+
+_BY_ROOT = _statements(_RP.c.root_provider_id)
+_BY_ID = _statements(_RP.c.id)
+
+
+def load(conn: Connection, roots: Iterable[int], extra: Iterable[int] = ()) -> Trees:
+    """The trees rooted at ``roots``, plus the single providers ``extra``."""
+    trees = Trees()
+    for chunk in chunks(set(roots), CHUNK):
+        _load(conn, trees, _BY_ROOT, chunk)
+    missing = set(extra) - set(trees.providers)
+    for chunk in chunks(missing, CHUNK):
+        _load(conn, trees, _BY_ID, chunk)
+    return trees
+
+
+def _load(conn: Connection, trees: Trees, statements: tuple, ids: list[int]) -> None:
+    inventories_query, traits_query = statements
+    params = {"ids": ids}
+    providers = trees.providers
+    for id_, uuid, parent, root, name, total, reserved, ratio, in_use in conn.execute(
+            inventories_query, params).all():
+        provider = providers.get(id_)
+        if provider is None:
+            provider = providers[id_] = Provider(uuid, parent, root)
+        if name is not None:
+            provider.resources[name] = (int((total - reserved) * ratio), int(in_use))
+    for id_, name in conn.execute(traits_query, params).all():
         providers[id_].traits.append(name)
 
 

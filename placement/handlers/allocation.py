@@ -86,8 +86,7 @@ class ConsumerAllocations(base.Resource):
             raise errors.BadRequest(f"Malformed consumer_uuid: {consumer_uuid}")
         consumer_uuid = str(uuid.UUID(consumer_uuid))
         want = base.version(req)
-        data = base.read_json(req)
-        base.validate_body(data, schema.put_schema(want))
+        data = base.json_body(req, schema.put_schema(want))
         by_provider = data["allocations"]
         if want < mv.ALLOCATIONS_DICT:
             by_provider = _list_to_dict(by_provider)
@@ -119,8 +118,7 @@ class Allocations(base.Resource):
         base.require_json_content(req)
         self.authorize(req, "placement:allocations:manage")
         want = base.version(req)
-        data = base.read_json(req)
-        base.validate_body(data, schema.post_schema(want))
+        data = base.json_body(req, schema.post_schema(want))
         try:
             allocation.replace(self.deps.engine, consumer_writes(self.deps.conf, data, want),
                                attempts=self.deps.conf.placement.allocation_conflict_retry_count)

@@ -23,8 +23,7 @@ class Reshaper(base.Resource):
         base.require_json_content(req)
         self.authorize(req, "placement:reshaper:reshape")
         want = base.version(req)
-        data = base.read_json(req)
-        base.validate_body(data, reshaper_schema(want))
+        data = base.json_body(req, reshaper_schema(want))
         inventories = {
             uuid: reshaper.InventoryChange(body["resource_provider_generation"],
                                            body["inventories"])

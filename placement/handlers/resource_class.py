@@ -43,8 +43,7 @@ class ResourceClasses(base.Resource):
         base.require_version(req, mv.RESOURCE_CLASSES)
         base.require_json_content(req)
         self.authorize(req, "placement:resource_classes:create")
-        data = base.read_json(req)
-        base.validate_body(data, schema.NAME_BODY)
+        data = base.json_body(req, schema.NAME_BODY)
         rc = rc_obj.create(self.deps.engine, data["name"])
         resp.location = base.absolute_url(req, _path(rc.name))
         base.send_empty(resp, 201)
@@ -71,8 +70,7 @@ class ResourceClass(base.Resource):
     def _rename(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
         base.require_json_content(req)
         self.authorize(req, "placement:resource_classes:update")
-        data = base.read_json(req)
-        base.validate_body(data, schema.NAME_BODY)
+        data = base.json_body(req, schema.NAME_BODY)
         rc = rc_obj.rename(self.deps.engine, name, data["name"])
         base.send_json(resp, _render(req, rc))
 

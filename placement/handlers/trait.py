@@ -106,8 +106,7 @@ class ProviderTraits(base.Resource):
         base.require_version(req, mv.TRAITS)
         base.require_json_content(req)
         self.authorize(req, "placement:resource_providers:traits:update")
-        data = base.read_json(req)
-        base.validate_body(data, schema.SET_PROVIDER_TRAITS)
+        data = base.json_body(req, schema.SET_PROVIDER_TRAITS)
         found = trait_obj.set_provider_traits(
             self.deps.engine, uuid, data["resource_provider_generation"], data["traits"])
         self._send(req, resp, found)

@@ -25,6 +25,7 @@ from sqlalchemy.engine import Connection, Engine
 from placement import errors
 from placement.db import tables
 from placement.db.transaction import is_retryable_db_error, reader, writer
+from placement.objects import lookup
 
 LOG = logging.getLogger(__name__)
 
@@ -63,20 +64,9 @@ _COLUMNS = (_RC.c.id, _RC.c.name, _RC.c.created_at, _RC.c.updated_at)
 def resource_class_ids(conn: Connection, names: Iterable[str], *,
                        message: str = NOT_FOUND_MESSAGE,
                        error: type[errors.PlacementError] = errors.NotFound) -> dict[str, int]:
-    """Map each of ``names`` to its id.
-
-    Unknown names raise ``error(message.format(names=...))`` where ``names``
-    is the unknown ones joined by ``", "`` in the order given.
-    """
-    wanted = list(dict.fromkeys(names))
-    found: dict[str, int] = {}
-    if wanted:
-        rows = conn.execute(select(_RC.c.name, _RC.c.id).where(_RC.c.name.in_(wanted)))
-        found = {name: id_ for name, id_ in rows}
-    missing = [name for name in wanted if name not in found]
-    if missing:
-        raise error(message.format(names=", ".join(missing)))
-    return {name: found[name] for name in wanted}
+    """Map each of ``names`` to its id; unknown ones raise ``error(message)``
+    (placeholders as in :func:`placement.objects.lookup.rows_by_name`)."""
+    return lookup.ids_by_name(conn, _RC, names, message=message, error=error)
 
 
 def resource_class_id(conn: Connection, name: str, *,

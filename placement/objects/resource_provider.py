@@ -25,7 +25,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from placement import db, errors
 from placement.db import tables
-from placement.objects import filters, resource_class
+from placement.objects import filters, lookup, resource_class
 
 _RP = tables.resource_providers
 
@@ -386,13 +386,16 @@ def _anyone_passes(conn: Connection, conditions: list) -> bool:
     return conn.execute(select(_RP.c.id).where(*conditions).limit(1)).first() is not None
 
 
-_UNKNOWN_TRAIT = 'Invalid trait(s) in "required" parameter: No such trait(s): {names}.'
+def _trait_ids(conn: Connection, names: list[str]) -> dict[str, int]:
+    """Trait ids by name; like upstream, a 400 names only the first unknown one."""
+    return lookup.ids_by_name(
+        conn, tables.traits, names, error=errors.BadRequest,
+        message='Invalid trait(s) in "required" parameter: No such trait(s): {name}.')
 
 
 def _required_trait_conditions(conn: Connection,
                                required: tuple[frozenset[str], ...]) -> list:
-    ids = _trait_ids(conn, [name for any_of in required for name in sorted(any_of)],
-                     _UNKNOWN_TRAIT)
+    ids = _trait_ids(conn, [name for any_of in required for name in sorted(any_of)])
     return [_RP.c.id.in_(_providers_having(ids[name] for name in any_of))
             for any_of in required]
 
@@ -400,25 +403,13 @@ def _required_trait_conditions(conn: Connection,
 def _forbidden_trait_conditions(conn: Connection, forbidden: frozenset[str]) -> list:
     if not forbidden:
         return []
-    ids = _trait_ids(conn, sorted(forbidden), _UNKNOWN_TRAIT)
+    ids = _trait_ids(conn, sorted(forbidden))
     return [_RP.c.id.not_in(_providers_having(ids.values()))]
 
 
 def _providers_having(trait_ids: Iterable[int]) -> sqlalchemy.Select:
     rpt = tables.resource_provider_traits
     return select(rpt.c.resource_provider_id).where(rpt.c.trait_id.in_(list(trait_ids)))
-
-
-def _trait_ids(conn: Connection, names: list[str], message: str) -> dict[str, int]:
-    """Trait ids by name; the first unknown name raises 400 (upstream names one)."""
-    wanted = list(dict.fromkeys(names))
-    traits = tables.traits
-    found = dict(conn.execute(select(traits.c.name, traits.c.id)
-                              .where(traits.c.name.in_(wanted))).all()) if wanted else {}
-    for name in wanted:
-        if name not in found:
-            raise errors.BadRequest(message.format(names=name))
-    return found
 
 
 def aggregate_conditions(provider_id: sqlalchemy.ColumnElement,

@@ -23,7 +23,7 @@ from sqlalchemy.engine import Connection, Engine
 from placement import errors
 from placement.db import tables
 from placement.db.transaction import reader, run_in_transaction, writer
-from placement.objects import resource_provider
+from placement.objects import lookup, resource_provider
 
 #: Names users may create (and the only ones they may delete) start with this.
 CUSTOM_PREFIX = "CUSTOM_"
@@ -65,25 +65,15 @@ _COLUMNS = (_TRAITS.c.id, _TRAITS.c.name, _TRAITS.c.created_at, _TRAITS.c.update
 def trait_ids_by_name(conn: Connection, names: Iterable[str], *,
                       message: str = NOT_FOUND_MESSAGE,
                       error: type[errors.PlacementError] = errors.BadRequest) -> dict[str, int]:
-    """Map each of ``names`` to its trait id.
-
-    Unknown names raise ``error(message.format(names=...))`` where ``names``
-    is the unknown ones joined by ``", "`` in the order given.
-    """
-    return {trait.name: trait.id for trait in _by_names(conn, names, message, error)}
+    """Map each of ``names`` to its trait id; unknown ones raise ``error(message)``
+    (placeholders as in :func:`placement.objects.lookup.rows_by_name`)."""
+    return lookup.ids_by_name(conn, _TRAITS, names, message=message, error=error)
 
 
 def _by_names(conn: Connection, names: Iterable[str], message: str,
               error: type[errors.PlacementError]) -> list[Trait]:
-    wanted = list(dict.fromkeys(names))
-    found: dict[str, Trait] = {}
-    if wanted:
-        rows = conn.execute(select(*_COLUMNS).where(_TRAITS.c.name.in_(wanted)))
-        found = {row.name: Trait(*row) for row in rows}
-    missing = [name for name in wanted if name not in found]
-    if missing:
-        raise error(message.format(names=", ".join(missing)))
-    return [found[name] for name in wanted]
+    rows = lookup.rows_by_name(conn, _TRAITS, names, message=message, error=error)
+    return [Trait(**row._mapping) for row in rows.values()]
 
 
 def _get(conn: Connection, name: str) -> Trait:

@@ -58,6 +58,13 @@ class Api:
     def held(self, consumer: str, version: str = "latest") -> dict:
         return self.ok("GET", f"/allocations/{consumer}", version=version).json()
 
+    def claim(self, allocations: dict[str, dict[str, int]], **kwargs: Any) -> str:
+        """A new consumer given ``allocations`` (as :meth:`allocate` writes them)."""
+        consumer = new_uuid()
+        resp = self.allocate(consumer, allocations, **kwargs)
+        assert resp.status_code == 204, (resp.status_code, resp.text)
+        return consumer
+
     def allocate(self, consumer: str, allocations: dict[str, dict[str, int]], *,
                  generation: Any = None, version: str = "1.38", project: str = "project",
                  user: str = "user", consumer_type: str = "INSTANCE") -> direct.Response:

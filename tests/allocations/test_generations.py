@@ -30,8 +30,7 @@ def test_post_bumps_a_provider_named_by_two_consumers_once(api):
 
 def test_provider_left_out_of_a_new_set_is_not_bumped(api):
     a, b = api.provider(VCPU={"total": 8}), api.provider(VCPU={"total": 8})
-    consumer = new_uuid()
-    api.allocate(consumer, {a: {"VCPU": 1}})
+    consumer = api.claim({a: {"VCPU": 1}})
     before = api.generation(a), api.generation(b)
     assert api.allocate(consumer, {b: {"VCPU": 1}}, generation=1).status_code == 204
     assert api.usage(a) == {"VCPU": 0}
@@ -40,8 +39,7 @@ def test_provider_left_out_of_a_new_set_is_not_bumped(api):
 
 def test_emptied_consumer_bumps_the_providers_it_leaves(api):
     a, b = api.provider(VCPU={"total": 8}), api.provider(VCPU={"total": 8})
-    consumer = new_uuid()
-    api.allocate(consumer, {a: {"VCPU": 1}, b: {"VCPU": 1}})
+    consumer = api.claim({a: {"VCPU": 1}, b: {"VCPU": 1}})
     before = api.generation(a), api.generation(b)
     assert api.allocate(consumer, {}, generation=1).status_code == 204
     assert (api.generation(a), api.generation(b)) == (before[0] + 1, before[1] + 1)
@@ -59,8 +57,7 @@ def test_emptied_consumer_in_post_bumps_the_providers_it_leaves(api):
 
 def test_delete_bumps_nothing(api):
     a = api.provider(VCPU={"total": 8})
-    consumer = new_uuid()
-    api.allocate(consumer, {a: {"VCPU": 1}})
+    consumer = api.claim({a: {"VCPU": 1}})
     before = api.generation(a)
     api.ok("DELETE", f"/allocations/{consumer}")
     assert api.generation(a) == before
@@ -106,8 +103,7 @@ def test_reshape_inventory_and_allocation_target_is_plus_three(api):
 def test_reshape_empty_inventory_left_by_an_emptied_consumer_is_plus_two(api):
     root = api.provider(VCPU={"total": 8})
     child = api.provider(parent=root, VGPU={"total": 2})
-    consumer = new_uuid()
-    api.allocate(consumer, {child: {"VGPU": 1}})
+    consumer = api.claim({child: {"VGPU": 1}})
     before = api.generation(child)
     _reshape(api, {child: {}}, {consumer: body({}, generation=1)})
     assert api.generation(child) == before + 2
@@ -125,8 +121,7 @@ def test_reshape_allocation_only_provider_is_plus_one(api):
 
 def test_first_write_leaves_generation_one_and_each_write_adds_one(api):
     a = api.provider(VCPU={"total": 8})
-    consumer = new_uuid()
-    api.allocate(consumer, {a: {"VCPU": 1}})
+    consumer = api.claim({a: {"VCPU": 1}})
     assert api.held(consumer)["consumer_generation"] == 1
     api.allocate(consumer, {a: {"VCPU": 1}}, generation=1)  # identical: still a bump
     api.allocate(consumer, {a: {"VCPU": 1}}, version="1.27")  # unchecked: still a bump
@@ -171,15 +166,13 @@ def test_generation_mismatches(api):
 
 def test_older_writes_skip_the_check(api):
     a = api.provider(VCPU={"total": 8})
-    consumer = new_uuid()
-    api.allocate(consumer, {a: {"VCPU": 1}})
+    consumer = api.claim({a: {"VCPU": 1}})
     assert api.allocate(consumer, {a: {"VCPU": 2}}, version="1.27").status_code == 204
 
 
 def test_emptied_consumer_is_deleted_and_restarts_at_null(api):
     a = api.provider(VCPU={"total": 8})
-    consumer = new_uuid()
-    api.allocate(consumer, {a: {"VCPU": 1}})
+    consumer = api.claim({a: {"VCPU": 1}})
     api.allocate(consumer, {}, generation=1)
     assert api.held(consumer) == {"allocations": {}}
     assert api.allocate(consumer, {a: {"VCPU": 1}}, generation=2).status_code == 409
@@ -189,8 +182,7 @@ def test_emptied_consumer_is_deleted_and_restarts_at_null(api):
 
 def test_deleted_consumer_restarts_at_null(api):
     a = api.provider(VCPU={"total": 8})
-    consumer = new_uuid()
-    api.allocate(consumer, {a: {"VCPU": 1}})
+    consumer = api.claim({a: {"VCPU": 1}})
     api.ok("DELETE", f"/allocations/{consumer}")
     assert api.allocate(consumer, {a: {"VCPU": 1}}).status_code == 204
 

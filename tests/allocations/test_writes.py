@@ -36,8 +36,7 @@ def _consumer_rows(api, consumer: str) -> int:
 
 def test_changing_project_and_user_updates_the_consumer(api):
     a = api.provider(VCPU={"total": 8})
-    consumer = new_uuid()
-    api.allocate(consumer, {a: {"VCPU": 1}}, project="p1", user="u1")
+    consumer = api.claim({a: {"VCPU": 1}}, project="p1", user="u1")
     api.allocate(consumer, {a: {"VCPU": 1}}, generation=1, project="p2", user="u2")
     held = api.held(consumer)
     assert (held["project_id"], held["user_id"], held["consumer_generation"]) == ("p2", "u2", 2)
@@ -47,8 +46,7 @@ def test_changing_project_and_user_updates_the_consumer(api):
 
 def test_write_below_1_8_resets_owner_but_keeps_type(api):
     a = api.provider(VCPU={"total": 8})
-    consumer = new_uuid()
-    api.allocate(consumer, {a: {"VCPU": 1}}, project="p1", user="u1", consumer_type="MIGRATION")
+    consumer = api.claim({a: {"VCPU": 1}}, project="p1", user="u1", consumer_type="MIGRATION")
     api.ok("PUT", f"/allocations/{consumer}", {"allocations": [
         {"resource_provider": {"uuid": a}, "resources": {"VCPU": 2}}]}, version="1.7")
     held = api.held(consumer)
@@ -117,16 +115,14 @@ def test_refused_post_leaves_none_of_its_new_consumers(api):
 
 def test_delete_removes_the_consumer_row(api):
     a = api.provider(VCPU={"total": 8})
-    consumer = new_uuid()
-    api.allocate(consumer, {a: {"VCPU": 1}})
+    consumer = api.claim({a: {"VCPU": 1}})
     api.ok("DELETE", f"/allocations/{consumer}")
     assert _consumer_rows(api, consumer) == 0
 
 
 def test_emptied_consumer_row_is_removed(api):
     a = api.provider(VCPU={"total": 8})
-    consumer = new_uuid()
-    api.allocate(consumer, {a: {"VCPU": 1}})
+    consumer = api.claim({a: {"VCPU": 1}})
     api.ok("POST", "/allocations", {consumer: body({}, generation=1)}, version="1.38")
     assert _consumer_rows(api, consumer) == 0
 
@@ -185,8 +181,7 @@ def test_exhausted_retries_answer_409(api, monkeypatch):
 
 def test_consumer_changed_under_a_write_is_a_409_without_retry(api):
     a = api.provider(VCPU={"total": 8})
-    consumer = new_uuid()
-    api.allocate(consumer, {a: {"VCPU": 1}})
+    consumer = api.claim({a: {"VCPU": 1}})
     write = allocation.ConsumerWrite(consumer, "project", "user", {a: {"VCPU": 2}},
                                      generation=1)
     owners = allocation.resolve_owners(api.engine, [write])

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import threading
-
 import os_resource_classes
 import pytest
 from sqlalchemy import insert
@@ -11,7 +9,7 @@ from sqlalchemy import insert
 from placement import errors
 from placement.db import tables, writer
 from placement.objects import resource_class as rc_obj
-from tests.classes_traits.conftest import call
+from tests.rig import call, run_together
 
 
 def _ids(engine) -> dict[str, int]:
@@ -67,26 +65,6 @@ def test_exhausted_create_attempts_are_a_conflict(engine, monkeypatch):
         rc_obj.create(engine, "CUSTOM_X")
 
 
-def _run_together(count: int, work) -> list:
-    """Run ``work(i)`` in ``count`` threads released at the same moment."""
-    barrier = threading.Barrier(count)
-    results: list = [None] * count
-
-    def run(i: int) -> None:
-        barrier.wait()
-        try:
-            results[i] = work(i)
-        except Exception as exc:  # reported by the assertion below
-            results[i] = exc
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return results
-
-
 def test_concurrent_creates_of_different_classes_all_succeed(app, engine):
     threads, per_thread = 6, 4
 
@@ -94,14 +72,14 @@ def test_concurrent_creates_of_different_classes_all_succeed(app, engine):
         return [call(app, "POST", "/resource_classes", {"name": f"CUSTOM_T{i}_{n}"})[0]
                 for n in range(per_thread)]
 
-    results = _run_together(threads, create_some)
+    results = run_together(threads, create_some)
     assert results == [[201] * per_thread] * threads
     custom = sorted(rc_id for name, rc_id in _ids(engine).items() if name.startswith("CUSTOM_"))
     assert custom == list(range(10000, 10000 + threads * per_thread))
 
 
 def test_concurrent_put_of_one_class_creates_it_once(app, engine):
-    results = _run_together(6, lambda i: call(app, "PUT", "/resource_classes/CUSTOM_SAME")[0])
+    results = run_together(6, lambda i: call(app, "PUT", "/resource_classes/CUSTOM_SAME")[0])
     assert sorted(results) == [201] + [204] * 5
     assert _ids(engine)["CUSTOM_SAME"] == 10000
 

@@ -11,8 +11,7 @@ from sqlalchemy import insert, select, update
 from placement import errors
 from placement.db import reader, tables, writer
 from placement.objects import trait as trait_obj
-from tests.classes_traits.conftest import call
-from tests.classes_traits.test_resource_classes import _run_together
+from tests.rig import call, run_together
 
 
 def _provider(engine) -> str:
@@ -47,6 +46,9 @@ def test_lookups_map_names_to_ids_exactly(engine):
         with pytest.raises(errors.NotFound, match="^missing CUSTOM_A, CUSTOM_B$"):
             trait_obj.trait_ids_by_name(conn, ["CUSTOM_A", "CUSTOM_LOOKUP", "CUSTOM_B"],
                                         message="missing {names}", error=errors.NotFound)
+        with pytest.raises(errors.BadRequest, match="^missing CUSTOM_B$"):
+            trait_obj.trait_ids_by_name(conn, ["CUSTOM_LOOKUP", "CUSTOM_B", "CUSTOM_A"],
+                                        message="missing {name}")
 
 
 def test_ensure_reports_whether_it_created(engine):
@@ -91,11 +93,10 @@ def test_concurrent_puts_with_one_generation_have_one_winner(app, engine):
     choices = sorted(os_traits.get_traits())[:8]
 
     def put(i: int) -> tuple:
-        status, _, body = call(app, "PUT", f"/resource_providers/{rp}/traits",
-                               {"traits": [choices[i]], "resource_provider_generation": 0})
-        return status, body
+        return call(app, "PUT", f"/resource_providers/{rp}/traits",
+                    {"traits": [choices[i]], "resource_provider_generation": 0})
 
-    results = _run_together(len(choices), put)
+    results = run_together(len(choices), put)
     statuses = sorted(status for status, _ in results)
     assert statuses == [200] + [409] * (len(choices) - 1)
     for status, body in results:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import os_resource_classes
@@ -16,6 +15,7 @@ import sqlalchemy as sa
 import placement
 from placement import db
 from placement.db import standard, tables
+from tests.rig import run_together
 
 REPO_ROOT = Path(placement.__file__).resolve().parent.parent
 
@@ -85,23 +85,10 @@ def test_standard_id_taken_by_another_name(migrated_engine):
 def test_concurrent_threads(migrated_engine, db_url):
     """Eight engines (as eight processes would have) sync at the same instant."""
     engines = [db.engine_from_url(db_url) for _ in range(8)]
-    barrier = threading.Barrier(len(engines))
-    errors: list[BaseException] = []
-
-    def run(engine):
-        try:
-            barrier.wait(timeout=30)
-            db.sync_standard_names(engine)
-        except BaseException as exc:  # reported below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=run, args=(e,)) for e in engines]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
+    results = run_together(len(engines), lambda i: db.sync_standard_names(engines[i]))
     for engine in engines:
         engine.dispose()
+    errors = [r for r in results if isinstance(r, BaseException)]
     assert errors == []
     _assert_exactly_standard(migrated_engine)
 

@@ -18,6 +18,7 @@ from oslo_config import cfg
 from placement import conf as placement_conf
 from placement import db
 from placement.db import engine as db_engine
+from tests.rig import run_together
 
 counter = sa.Table(
     "counter", sa.MetaData(),
@@ -96,24 +97,17 @@ def test_sqlite_concurrent_read_modify_write(counter_engine, backend):
     if backend != "sqlite":
         pytest.skip("SQLite locking")
     engines = [db.engine_from_url(counter_engine.url) for _ in range(6)]
-    errors: list[BaseException] = []
 
-    def bump(engine):
-        try:
-            for _ in range(15):
-                with db.writer(engine) as conn:
-                    n = conn.execute(sa.select(counter.c.n).where(counter.c.id == 1)).scalar()
-                    conn.execute(sa.update(counter).where(counter.c.id == 1).values(n=n + 1))
-        except BaseException as exc:  # reported below
-            errors.append(exc)
+    def bump(i: int) -> None:
+        for _ in range(15):
+            with db.writer(engines[i]) as conn:
+                n = conn.execute(sa.select(counter.c.n).where(counter.c.id == 1)).scalar()
+                conn.execute(sa.update(counter).where(counter.c.id == 1).values(n=n + 1))
 
-    threads = [threading.Thread(target=bump, args=(e,)) for e in engines]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
+    results = run_together(len(engines), bump)
     for engine in engines:
         engine.dispose()
+    errors = [r for r in results if isinstance(r, BaseException)]
     assert errors == []
     with db.reader(counter_engine) as conn:
         assert conn.execute(sa.select(counter.c.n).where(counter.c.id == 1)).scalar() == 90
@@ -289,7 +283,6 @@ def test_deadlock_is_retried(counter_engine, backend):
         pytest.skip("SQLite writers serialize at BEGIN IMMEDIATE; no deadlocks")
     barrier = threading.Barrier(2)
     calls = {1: 0, 2: 0}
-    results: dict[int, object] = {}
 
     def crosswise(first: int, second: int):
         def fn(conn):
@@ -302,19 +295,13 @@ def test_deadlock_is_retried(counter_engine, backend):
                          .values(n=counter.c.n + 1))
         return fn
 
-    def run(first: int, second: int):
-        try:
-            db.run_in_transaction(counter_engine, crosswise(first, second), write=True)
-            results[first] = "ok"
-        except BaseException as exc:  # reported below
-            results[first] = exc
+    orders = ((1, 2), (2, 1))
 
-    threads = [threading.Thread(target=run, args=pair) for pair in ((1, 2), (2, 1))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    assert results == {1: "ok", 2: "ok"}
+    def run(i: int) -> str:
+        db.run_in_transaction(counter_engine, crosswise(*orders[i]), write=True)
+        return "ok"
+
+    assert run_together(2, run) == ["ok", "ok"]
     assert sorted(calls.values()) == [1, 2]  # exactly one deadlock victim, re-run once
     with db.reader(counter_engine) as conn:
         assert conn.execute(sa.select(counter.c.n).order_by(counter.c.id)).scalars().all() \

@@ -15,7 +15,7 @@ from placement import errors
 from placement.objects import aggregate as agg_obj
 from placement.objects import inventory as inv_obj
 from placement.objects import resource_provider as rp_obj
-from tests.providers.conftest import call, run_together
+from tests.rig import call, run_together
 
 WRITERS = 6
 

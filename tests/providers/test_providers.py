@@ -222,6 +222,15 @@ def test_filters_by_traits(engine):
                                     "No such trait(s): CUSTOM_NOPE.")
 
 
+def test_trait_filter_names_only_the_first_unknown_trait(engine):
+    wanted = filters.parse_required(["HW_CPU_X86_AVX,CUSTOM_NOPE,CUSTOM_ALSO_NOPE"],
+                                    mv.Version(1, 22))
+    with pytest.raises(errors.BadRequest) as caught:
+        _names(engine, traits=wanted)
+    assert caught.value.message == ('Invalid trait(s) in "required" parameter: '
+                                    "No such trait(s): CUSTOM_NOPE.")
+
+
 def test_filters_by_capacity_right_now(engine):
     small, big = _new(engine, "small"), _new(engine, "big")
     inv_obj.set_inventories(engine, small, {"VCPU": {"total": 4, "reserved": 1}})

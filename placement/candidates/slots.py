@@ -1,0 +1,141 @@
+"""Each slot's options per anchor, from the group rows of one window.
+
+A suffixed group's slot takes the providers of its rows, under their own
+root and, for sharing providers, under every root they serve; the
+unsuffixed group's rows go to the slot of their class the same way. The
+facts the search needs about those providers (tree root, room left per
+class, trait bits) are collected on the way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy.engine import Connection
+
+from placement.candidates import query
+from placement.candidates.combine import Facts, Slot, SlotSpec
+from placement.candidates.resolve import ResolvedGroup
+from placement.candidates.trees import sharing_anchors
+
+
+@dataclass
+class Plan:
+    """What gathering needs to know about the request and the deployment."""
+
+    groups: list[ResolvedGroup]
+    specs: list[SlotSpec]
+    sharing_trait: int
+    shape: query.Shape
+
+    @property
+    def summed(self) -> frozenset[int]:
+        """Classes several groups ask for: only their amounts can add up."""
+        counts: dict[int, int] = {}
+        for group in self.groups:
+            for class_id, _ in group.amounts:
+                counts[class_id] = counts.get(class_id, 0) + 1
+        return frozenset(class_id for class_id, count in counts.items() if count > 1)
+
+
+def sharing_rows(conn: Connection, group: ResolvedGroup,
+                 plan: Plan) -> list[query.ProviderRow] | list[query.ClassRow]:
+    """Sharing providers that can serve ``group`` (none for an unsuffixed ``in_tree``)."""
+    if not plan.shape.sharing:
+        return []
+    if group.granular:
+        return query.provider_rows(conn, group, sharing_trait=plan.sharing_trait,
+                                   summed=plan.summed)
+    if group.tree is not None:
+        return []
+    return query.class_rows(conn, group, sharing_trait=plan.sharing_trait, summed=plan.summed)
+
+
+def gather(conn: Connection, plan: Plan, window: query.Window, shared: list[list],
+           trait_bits: int) -> tuple[list[Slot], Facts] | None:
+    """The slots' options per anchor in ``window``; None if a slot has none.
+
+    ``shared`` holds each group's :func:`sharing_rows`; ``trait_bits`` are
+    the unsuffixed group's required trait sets, all met by a flat provider.
+    """
+    slots = [Slot(spec) for spec in plan.specs]
+    facts = Facts()
+    for group, group_shared in zip(plan.groups, shared, strict=True):
+        if group.granular:
+            index = next(i for i, spec in enumerate(plan.specs) if spec.suffix == group.suffix)
+            touched = [slots[index]]
+            _add_provider_rows(conn, group, window, group_shared, slots[index], facts,
+                               plan.summed)
+        else:
+            by_class = {spec.amounts[0][0]: slot
+                        for spec, slot in zip(plan.specs, slots, strict=True)
+                        if not spec.granular}
+            touched = list(by_class.values())
+            if plan.shape.flat:
+                _add_flat_rows(conn, group, window, by_class, facts, trait_bits, plan.summed)
+            else:
+                _add_class_rows(conn, group, window, group_shared, by_class, facts, plan.summed)
+        if not all(slot.choices for slot in touched):
+            return None
+    return slots, facts
+
+
+def _add_provider_rows(conn: Connection, group: ResolvedGroup, window: query.Window,
+                       shared: list[query.ProviderRow], slot: Slot, facts: Facts,
+                       summed: frozenset[int]) -> None:
+    def add(row: query.ProviderRow, anchor: int) -> None:
+        slot.choices.setdefault(anchor, []).append(row.provider)
+        facts.roots[row.provider] = row.root
+        for class_id, room in row.rooms:
+            facts.rooms[row.provider, class_id] = room
+
+    for row in query.provider_rows(conn, group, window=window, summed=summed):
+        add(row, row.root)
+    if shared:
+        served = sharing_anchors(conn, [row.provider for row in shared], window)
+        for row in shared:
+            slot.shared.add(row.provider)
+            facts.roots[row.provider] = row.root
+            for anchor in served.get(row.provider, ()):
+                if anchor != row.root:
+                    add(row, anchor)
+        for providers in slot.choices.values():
+            providers.sort()
+
+
+def _add_flat_rows(conn: Connection, group: ResolvedGroup, window: query.Window,
+                   by_class: dict[int, Slot], facts: Facts, trait_bits: int,
+                   summed: frozenset[int]) -> None:
+    """The unsuffixed group when every tree is one provider and none shares:
+    each provider must then serve all of it alone, which one query decides."""
+    for row in query.provider_rows(conn, group, window=window, summed=summed):
+        facts.roots[row.provider] = row.root
+        facts.trait_bits[row.provider] = trait_bits
+        for class_id, room in row.rooms:
+            by_class[class_id].choices.setdefault(row.root, []).append(row.provider)
+            facts.rooms[row.provider, class_id] = room
+
+
+def _add_class_rows(conn: Connection, group: ResolvedGroup, window: query.Window,
+                    shared: list[query.ClassRow], by_class: dict[int, Slot],
+                    facts: Facts, summed: frozenset[int]) -> None:
+    def add(row: query.ClassRow, anchor: int) -> None:
+        by_class[row.resource_class].choices.setdefault(anchor, []).append(row.provider)
+        facts.roots[row.provider] = row.root
+        facts.rooms[row.provider, row.resource_class] = row.room
+        facts.trait_bits[row.provider] = row.trait_bits
+
+    for row in query.class_rows(conn, group, window=window, summed=summed):
+        add(row, row.root)
+    if shared:
+        served = sharing_anchors(conn, {row.provider for row in shared}, window,
+                                 group.aggregates.forbidden)
+        for row in shared:
+            by_class[row.resource_class].shared.add(row.provider)
+            facts.roots[row.provider] = row.root
+            for anchor in served.get(row.provider, ()):
+                if anchor != row.root:
+                    add(row, anchor)
+        for slot in by_class.values():
+            for providers in slot.choices.values():
+                providers.sort()

@@ -1,0 +1,42 @@
+"""Name lookups in the tables of named things (resource classes, traits).
+
+Names are identifiers, so matching is exact (case and trailing blanks count)
+on every backend, whatever the column's collation lets ``IN`` match.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import sqlalchemy
+from sqlalchemy import select
+from sqlalchemy.engine import Connection
+
+from placement import errors
+
+
+def rows_by_name(conn: Connection, table: sqlalchemy.Table, names: Iterable[str], *,
+                 message: str,
+                 error: type[errors.PlacementError]) -> dict[str, sqlalchemy.Row]:
+    """The rows of ``table`` called ``names``, keyed by name in the order given.
+
+    Unknown names raise ``error(message.format(...))``: ``{names}`` is the
+    unknown ones joined by ``", "`` in the order given, ``{name}`` the first
+    of them (for upstream texts that name only one).
+    """
+    wanted = list(dict.fromkeys(names))
+    found: dict[str, sqlalchemy.Row] = {}
+    if wanted:
+        rows = conn.execute(select(table).where(table.c.name.in_(wanted)))
+        found = {row.name: row for row in rows}
+    missing = [name for name in wanted if name not in found]
+    if missing:
+        raise error(message.format(names=", ".join(missing), name=missing[0]))
+    return {name: found[name] for name in wanted}
+
+
+def ids_by_name(conn: Connection, table: sqlalchemy.Table, names: Iterable[str], *,
+                message: str, error: type[errors.PlacementError]) -> dict[str, int]:
+    """:func:`rows_by_name`, keeping only each row's id."""
+    rows = rows_by_name(conn, table, names, message=message, error=error)
+    return {name: row.id for name, row in rows.items()}
