@@ -41,9 +41,15 @@ _EXPLANATIONS = {
 
 
 class PlacementError(Exception):
-    """An error answered to the client with ``status`` and ``code``."""
+    """An error answered to the client with ``status`` and ``code``.
+
+    ``vary`` is False for the errors upstream raises outside its handlers'
+    own error handling (policy denials, unknown routes, pre-routing checks):
+    those responses carry no ``Vary`` header there.
+    """
 
     status = 500
+    vary = True
 
     def __init__(self, message: str = "", *, code: str | None = None,
                  headers: dict[str, str] | None = None) -> None:
@@ -67,6 +73,7 @@ class BadRequest(PlacementError):
 
 class Forbidden(PlacementError):
     status = 403
+    vary = False
 
 
 class NotFound(PlacementError):

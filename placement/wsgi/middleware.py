@@ -90,6 +90,11 @@ def with_proxy_headers(conf: cfg.ConfigOpts, app: auth.WSGIApp) -> auth.WSGIApp:
     return http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)
 
 
+def _without_vary(error: errors.PlacementError) -> errors.PlacementError:
+    error.vary = False
+    return error
+
+
 class MicroversionMiddleware:
     """Falcon middleware: negotiate the version, then pre-routing checks."""
 
@@ -110,16 +115,19 @@ class MicroversionMiddleware:
             try:
                 length_value = int(length)
             except ValueError:
-                raise errors.BadRequest("content-length header must be an integer") from None
+                raise _without_vary(
+                    errors.BadRequest("content-length header must be an integer")) from None
             if length_value > 0 and not req.env.get("CONTENT_TYPE"):
-                raise errors.BadRequest("content-type header required when content-length > 0")
+                raise _without_vary(
+                    errors.BadRequest("content-type header required when content-length > 0"))
 
     def process_response(self, req: falcon.Request, resp: falcon.Response,
                          resource: object, req_succeeded: bool) -> None:
         version = getattr(req.context, "microversion", None)
         if version is not None:
             resp.set_header(mv.HEADER, f"{mv.SERVICE_TYPE} {version}")
-            resp.set_header("vary", mv.VARY)
+            if getattr(req.context, "vary", True):
+                resp.set_header("vary", mv.VARY)
 
 
 class ErrorRenderer:
@@ -141,6 +149,7 @@ class ErrorRenderer:
         version = getattr(req.context, "microversion", None)
         with_code = version is not None and version >= mv.ERROR_CODES
         resp.status = error.status
+        req.context.vary = error.vary
         for name, value in error.headers.items():
             resp.set_header(name, value)
         if req.method == "HEAD":
@@ -158,7 +167,7 @@ class ErrorRenderer:
             allow = self.allow_by_route.get(req.uri_template or "")
             self.handle(req, resp, errors.MethodNotAllowed(allow), params)
         elif error.status_code == 404:
-            self.handle(req, resp, errors.NotFound(""), params)
+            self.handle(req, resp, _without_vary(errors.NotFound("")), params)
         else:
             generic = errors.PlacementError(error.description or error.title or "")
             generic.status = error.status_code
