@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from itertools import permutations, product
 from typing import NamedTuple
 
-from placement.candidates.query import Room
+from placement.candidates.query import UNCHECKED, Room
 from placement.candidates.trees import Ancestry
 
 
@@ -116,6 +116,7 @@ class Search:
         self._mappings = [(suffix, [i for i, spec in enumerate(specs) if spec.suffix == suffix])
                           for suffix in dict.fromkeys(spec.suffix for spec in specs)]
         self._isolated = [rules.isolate and spec.granular for spec in specs]
+        self._allocating = [bool(spec.amounts) for spec in specs]
         self._checked = set(self._subtrees) | ({self._traits[0]} if self._traits else set())
         self._constrained = set().union(*rules.same_subtrees)
         self._suffixes = [spec.suffix for spec in specs]
@@ -141,18 +142,36 @@ class Search:
             if candidate is not None and not _repeated(candidate, chosen, slots, seen):
                 yield candidate
             return
-        rooms = facts.rooms
-        levels = [[(p, tuple(((p, rc), amount, min(rooms[p, rc].left, rooms[p, rc].max_unit))
-                             for rc, amount in spec.amounts)) for p in providers]
+        levels = [[(p, self._needs(p, spec, facts.rooms)) for p in providers]
                   for spec, providers in zip(self.specs, options, strict=True)]
         twins = self._twins(options)
-        for chosen, used in self._search(levels, facts, twins):
-            allocations = tuple([(p, rc, amount) for (p, rc), amount in sorted(used.items())])
+        for chosen in self._search(levels, facts, twins):
+            allocations = self._allocations(chosen)
             roots = tuple([facts.roots[p] for p, _, _ in allocations])
             for picks in self._arrangements(chosen, twins):
                 candidate = Candidate(allocations, self._mapped(picks), roots)
                 if not _repeated(candidate, picks, slots, seen):
                     yield candidate
+
+    @staticmethod
+    def _needs(provider: int, spec: SlotSpec, rooms: dict[tuple[int, int], Room]) -> tuple:
+        """What taking ``provider`` for a slot adds up: (key, amount, limit)
+        for each class whose room matters (see ``query.UNCHECKED``)."""
+        needs = []
+        for class_id, amount in spec.amounts:
+            room = rooms[provider, class_id]
+            if room is not UNCHECKED:
+                needs.append(((provider, class_id), amount, min(room.left, room.max_unit)))
+        return tuple(needs)
+
+    def _allocations(self, chosen: list[int]) -> tuple[tuple[int, int, int], ...]:
+        """Amounts per (provider, class) of a combination, summed and sorted."""
+        amounts: dict[tuple[int, int], int] = {}
+        for spec, provider in zip(self.specs, chosen, strict=True):
+            for class_id, amount in spec.amounts:
+                key = (provider, class_id)
+                amounts[key] = amounts.get(key, 0) + amount
+        return tuple([(p, rc, amount) for (p, rc), amount in sorted(amounts.items())])
 
     def _only(self, chosen: list[int], facts: Facts) -> Candidate | None:
         """The one combination when every slot has one option, if it is valid."""
@@ -228,7 +247,7 @@ class Search:
             yield arranged
 
     def _search(self, levels: list[list], facts: Facts,
-                twins: list[int | None]) -> Iterator[tuple[list[int], dict]]:
+                twins: list[int | None]) -> Iterator[list[int]]:
         """Iterative backtracking; ``pos[i]`` is the option taken at level ``i``
         (a twin starts at its twin's pick: twins pick in non-decreasing order).
 
@@ -241,19 +260,21 @@ class Search:
         used: dict[tuple[int, int], int] = {}
         used_get = used.get
         trees = _Trees(facts.roots) if self.rules.one_provider_per_tree else None
+        allocating = self._allocating
         isolated, granular = self._isolated, set()
         checked = self._checked
         level = 0
         while level >= 0:
             options = levels[level]
             isolate = isolated[level]
+            tree_rule = trees is not None and allocating[level]
             index = pos[level]
             if index >= 0:
                 provider, needs = options[index]
                 _give_back(used, needs)
                 if isolate:
                     granular.discard(provider)
-                if trees is not None and needs:
+                if tree_rule:
                     trees.give_back(provider)
                 index += 1
             else:
@@ -266,12 +287,12 @@ class Search:
                         break
                 else:
                     if not (isolate and provider in granular) and (
-                            trees is None or not needs or trees.admits(provider)):
+                            not tree_rule or trees.admits(provider)):
                         for key, amount, _ in needs:
                             used[key] = used_get(key, 0) + amount
                         if isolate:
                             granular.add(provider)
-                        if trees is not None and needs:
+                        if tree_rule:
                             trees.take(provider)
                         chosen[level] = provider
                         if level not in checked or self._allowed(level, chosen, facts):
@@ -279,7 +300,7 @@ class Search:
                         _give_back(used, needs)
                         if isolate:
                             granular.discard(provider)
-                        if trees is not None and needs:
+                        if tree_rule:
                             trees.give_back(provider)
                 index += 1
             if index == len(options):
@@ -288,7 +309,7 @@ class Search:
                 continue
             pos[level] = index
             if level == size - 1:
-                yield chosen, used
+                yield chosen
             else:
                 level += 1
 

@@ -20,13 +20,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import sqlalchemy
-from sqlalchemy import and_, case, exists, func, literal, or_, select
+from sqlalchemy import and_, case, func, literal, or_, select
 from sqlalchemy.engine import Connection
 
-from placement.candidates.resolve import ResolvedGroup, TraitIds
+from placement.candidates.conditions import AggregateIds, TraitIds, has_traits, in_aggregates
+from placement.candidates.resolve import ResolvedGroup
 from placement.db import tables
-from placement.objects import filters
-from placement.objects.resource_provider import aggregate_conditions
 
 _RP = tables.resource_providers
 _INV = tables.inventories
@@ -41,11 +40,12 @@ class Window:
     low: int
     high: int
     root_traits: TraitIds = TraitIds()
+    #: The window holds every tree of the deployment.
+    whole: bool = False
 
     def admits(self, root_id: sqlalchemy.ColumnElement) -> list:
         """Conditions on a root id column."""
-        return [root_id.between(self.low, self.high),
-                *trait_conditions(root_id, self.root_traits)]
+        return [root_id.between(self.low, self.high), *has_traits(root_id, self.root_traits)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,24 +99,29 @@ class Shape:
 
 
 def shape(conn: Connection, sharing_trait: int) -> Shape:
-    sharing = exists().where(_RPT.c.trait_id == sharing_trait)
-    nested = exists().where(_RP.c.parent_provider_id.is_not(None))
+    """Whether some provider shares, and whether some provider has a parent."""
+    sharing = select(_RPT.c.resource_provider_id).where(_RPT.c.trait_id == sharing_trait).exists()
+    nested = select(_RP.c.id).where(_RP.c.parent_provider_id.is_not(None)).exists()
     found = conn.execute(select(sharing.label("sharing"), nested.label("nested"))).one()
     return Shape(bool(found.sharing), bool(found.nested))
 
 
 # --- building blocks -----------------------------------------------------------
 
-def trait_conditions(provider_id: sqlalchemy.ColumnElement, traits: TraitIds) -> list:
-    """The provider has a trait of each required set and no forbidden one."""
-    conditions = [provider_id.in_(_having(any_of)) for any_of in traits.required]
-    if traits.forbidden:
-        conditions.append(provider_id.not_in(_having(traits.forbidden)))
-    return conditions
+def _class_of(inv: sqlalchemy.FromClause, window: Window | None) -> sqlalchemy.ColumnElement:
+    """``inv.resource_class_id``, in a form no index can serve for a part of
+    the deployment.
 
-
-def _having(trait_ids: frozenset[int]) -> sqlalchemy.Select:
-    return select(_RPT.c.resource_provider_id).where(_RPT.c.trait_id.in_(sorted(trait_ids)))
+    Without table statistics SQLite prefers driving a join by an equality on
+    the class index over a range of tree roots, and then reads every
+    inventory of the class in the deployment for a window of a few trees.
+    The (provider, class) unique index still serves the join on every
+    database, so this only removes that choice; over the whole deployment
+    the class index is a good way in and stays usable.
+    """
+    if window is None or window.whole:
+        return inv.c.resource_class_id
+    return inv.c.resource_class_id + 0
 
 
 def _used(provider_id: sqlalchemy.ColumnElement,
@@ -140,16 +145,8 @@ def _room(total: int, reserved: int, ratio: float, used: int, max_unit: int) -> 
     return Room(int((total - reserved) * ratio) - int(used), max_unit)
 
 
-def _sharing(sharing_trait: int) -> sqlalchemy.Select:
-    return select(_RPT.c.resource_provider_id).where(_RPT.c.trait_id == sharing_trait)
-
-
-def _positive(aggregates: filters.AggregateFilter) -> filters.AggregateFilter:
-    return filters.AggregateFilter(aggregates.member_of)
-
-
-def _negative(aggregates: filters.AggregateFilter) -> filters.AggregateFilter:
-    return filters.AggregateFilter(forbidden=aggregates.forbidden)
+def _sharing(sharing_trait: int) -> list:
+    return has_traits(_RP.c.id, TraitIds((frozenset({sharing_trait}),)))
 
 
 # --- suffixed groups: one provider serves the whole group ------------------------
@@ -169,13 +166,13 @@ def provider_rows(conn: Connection, group: ResolvedGroup, *, window: Window | No
         return []
     columns: list = [_RP.c.id, _RP.c.root_provider_id]
     source: sqlalchemy.FromClause = _RP
-    conditions = [*trait_conditions(_RP.c.id, group.traits),
-                  *aggregate_conditions(_RP.c.id, group.aggregates)]
+    conditions = [*has_traits(_RP.c.id, group.traits),
+                  *in_aggregates(_RP.c.id, group.aggregates)]
     for index, (class_id, amount) in enumerate(group.amounts):
         inv = _INV.alias(f"inv{index}")
         used = _used(_RP.c.id, class_id)
         source = source.join(inv, and_(inv.c.resource_provider_id == _RP.c.id,
-                                       inv.c.resource_class_id == class_id))
+                                       _class_of(inv, window) == class_id))
         if class_id in summed:
             columns += [inv.c.total, inv.c.reserved, inv.c.allocation_ratio, used,
                         inv.c.max_unit]
@@ -185,7 +182,7 @@ def provider_rows(conn: Connection, group: ResolvedGroup, *, window: Window | No
     if window is not None:
         conditions += window.admits(_RP.c.root_provider_id)
     if sharing_trait is not None:
-        conditions.append(_RP.c.id.in_(_sharing(sharing_trait)))
+        conditions += _sharing(sharing_trait)
     query = (select(*columns).select_from(source).where(*conditions)
              .order_by(_RP.c.root_provider_id, _RP.c.id))
     class_ids = [class_id for class_id, _ in group.amounts]
@@ -218,25 +215,24 @@ def class_rows(conn: Connection, group: ResolvedGroup, *, window: Window | None 
     """
     inv = _INV
     used = _used(inv.c.resource_provider_id, inv.c.resource_class_id)
-    fits = or_(*(and_(inv.c.resource_class_id == class_id, *_fits(inv, used, amount))
+    fits = or_(*(and_(_class_of(inv, window) == class_id, *_fits(inv, used, amount))
                  for class_id, amount in group.amounts))
-    bits = [case((_RP.c.id.in_(_having(any_of)), 1 << index), else_=0)
+    bits = [case((has_traits(_RP.c.id, TraitIds((any_of,)))[0], 1 << index), else_=0)
             for index, any_of in enumerate(group.traits.required)]
-    conditions = [inv.c.resource_class_id.in_([class_id for class_id, _ in group.amounts]),
-                  fits, *trait_conditions(_RP.c.id, TraitIds(forbidden=group.traits.forbidden))]
-    positive, negative = _positive(group.aggregates), _negative(group.aggregates)
+    conditions = [fits, *has_traits(_RP.c.id, TraitIds(forbidden=group.traits.forbidden))]
+    positive = AggregateIds(group.aggregates.member_of)
+    negative = AggregateIds(forbidden=group.aggregates.forbidden)
     if window is not None:
         conditions += window.admits(_RP.c.root_provider_id)
         if group.tree is not None:
             conditions.append(_RP.c.root_provider_id == group.tree)
         if positive.member_of:
-            conditions.append(or_(and_(*aggregate_conditions(_RP.c.id, positive)),
-                                  and_(*aggregate_conditions(_RP.c.root_provider_id, positive))))
-        conditions += aggregate_conditions(_RP.c.root_provider_id, negative)
+            conditions.append(or_(and_(*in_aggregates(_RP.c.id, positive)),
+                                  and_(*in_aggregates(_RP.c.root_provider_id, positive))))
+        conditions += in_aggregates(_RP.c.root_provider_id, negative)
     if sharing_trait is not None:
-        conditions += [_RP.c.id.in_(_sharing(sharing_trait)),
-                       *aggregate_conditions(_RP.c.id, positive)]
-    conditions += aggregate_conditions(_RP.c.id, negative)
+        conditions += [*_sharing(sharing_trait), *in_aggregates(_RP.c.id, positive)]
+    conditions += in_aggregates(_RP.c.id, negative)
     rooms = summed.intersection(class_id for class_id, _ in group.amounts)
     room_columns = ([inv.c.total, inv.c.reserved, inv.c.allocation_ratio, used, inv.c.max_unit]
                     if rooms else [])

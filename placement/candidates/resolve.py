@@ -16,26 +16,16 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import os_traits
-from sqlalchemy import exists, select
+from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
 from placement import errors
+from placement.candidates.conditions import AggregateIds, TraitIds, in_aggregates
 from placement.candidates.request import RequestGroup
 from placement.db import tables
 from placement.objects import filters, resource_class, resource_provider, trait
 
 _CLASS_MESSAGE = "Invalid resource class in resources parameter: No such resource class {names}."
-
-
-@dataclass(frozen=True)
-class TraitIds:
-    """Trait ids: each set of ``required`` needs one member; none of ``forbidden``."""
-
-    required: tuple[frozenset[int], ...] = ()
-    forbidden: frozenset[int] = frozenset()
-
-    def __bool__(self) -> bool:
-        return bool(self.required or self.forbidden)
 
 
 @dataclass(frozen=True)
@@ -46,8 +36,7 @@ class ResolvedGroup:
     #: (resource class id, amount), in the order the request lists them.
     amounts: tuple[tuple[int, int], ...]
     traits: TraitIds
-    #: Aggregates stay uuids: the SQL joins them (unknown ones match nothing).
-    aggregates: filters.AggregateFilter
+    aggregates: AggregateIds
     #: Root id of the ``in_tree`` provider's tree.
     tree: int | None = None
     #: True when the group can match nothing (unknown tree or aggregates).
@@ -78,8 +67,9 @@ def group(conn: Connection, wanted: RequestGroup) -> ResolvedGroup:
     classes = _ids(resource_class.resource_class_ids, conn, list(wanted.resources),
                    _CLASS_MESSAGE)
     amounts = tuple((classes[name], amount) for name, amount in wanted.resources.items())
-    if wanted.aggregates.member_of and not _someone_in(conn, wanted.aggregates):
-        return ResolvedGroup(wanted.suffix, amounts, TraitIds(), wanted.aggregates, void=True)
+    aggregates = _aggregate_ids(conn, wanted.aggregates)
+    if aggregates.member_of and not _someone_in(conn, aggregates):
+        return ResolvedGroup(wanted.suffix, amounts, TraitIds(), aggregates, void=True)
     names = [name for any_of in wanted.traits.required for name in sorted(any_of)]
     ids = _ids(trait.trait_ids_by_name, conn, names + sorted(wanted.traits.forbidden),
                trait.NOT_FOUND_MESSAGE)
@@ -90,17 +80,32 @@ def group(conn: Connection, wanted: RequestGroup) -> ResolvedGroup:
     if wanted.in_tree is not None:
         provider = resource_provider.get_by_uuid(conn, wanted.in_tree)
         if provider is None:
-            return ResolvedGroup(wanted.suffix, amounts, traits, wanted.aggregates, void=True)
+            return ResolvedGroup(wanted.suffix, amounts, traits, aggregates, void=True)
         tree = provider.root_provider_id
-    return ResolvedGroup(wanted.suffix, amounts, traits, wanted.aggregates, tree)
+    return ResolvedGroup(wanted.suffix, amounts, traits, aggregates, tree)
 
 
-def _someone_in(conn: Connection, aggregates: filters.AggregateFilter) -> bool:
+def _aggregate_ids(conn: Connection, wanted: filters.AggregateFilter) -> AggregateIds:
+    """Ids of the aggregates that exist; a ``member_of`` set of only unknown
+    ones becomes empty (and can be met by nobody)."""
+    uuids = set().union(*wanted.member_of, wanted.forbidden)
+    if not uuids:
+        return AggregateIds()
+    agg = tables.placement_aggregates
+    ids = dict(conn.execute(select(agg.c.uuid, agg.c.id).where(agg.c.uuid.in_(sorted(uuids))))
+               .all())
+    return AggregateIds(
+        tuple(frozenset(ids[u] for u in any_of if u in ids) for any_of in wanted.member_of),
+        frozenset(ids[u] for u in wanted.forbidden if u in ids))
+
+
+def _someone_in(conn: Connection, aggregates: AggregateIds) -> bool:
     """Whether some provider is itself in an aggregate of every ``member_of`` set."""
+    if not all(aggregates.member_of):
+        return False
     rp = tables.resource_providers
-    positive = filters.AggregateFilter(aggregates.member_of)
-    return bool(conn.execute(select(exists().where(
-        *resource_provider.aggregate_conditions(rp.c.id, positive)))).scalar())
+    return conn.execute(select(rp.c.id).where(
+        *in_aggregates(rp.c.id, AggregateIds(aggregates.member_of))).limit(1)).first() is not None
 
 
 def _ids(lookup: Callable[..., dict[str, int]], conn: Connection, names: Iterable[str],

@@ -12,10 +12,9 @@ from itertools import islice
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
+from placement.candidates.conditions import AggregateIds, in_aggregates
 from placement.candidates.query import Window
 from placement.db import tables
-from placement.objects import filters
-from placement.objects.resource_provider import aggregate_conditions
 
 _RP = tables.resource_providers
 _RPA = tables.resource_provider_aggregates
@@ -32,7 +31,7 @@ def chunks(ids: Iterable[int], size: int = CHUNK) -> Iterator[list[int]]:
 
 
 def sharing_anchors(conn: Connection, providers: Iterable[int], window: Window,
-                    forbidden: frozenset[str] = frozenset()) -> dict[int, set[int]]:
+                    forbidden: frozenset[int] = frozenset()) -> dict[int, set[int]]:
     """For each sharing provider, the roots in ``window`` it serves.
 
     A sharing provider serves every tree that has *any* provider (root or
@@ -47,8 +46,8 @@ def sharing_anchors(conn: Connection, providers: Iterable[int], window: Window,
                               .join(_RP, _RP.c.id == theirs.c.resource_provider_id))
                  .where(mine.c.resource_provider_id.in_(chunk),
                         *window.admits(_RP.c.root_provider_id),
-                        *aggregate_conditions(_RP.c.root_provider_id,
-                                              filters.AggregateFilter(forbidden=forbidden))))
+                        *in_aggregates(_RP.c.root_provider_id,
+                                       AggregateIds(forbidden=forbidden))))
         for provider, root in conn.execute(query):
             served.setdefault(provider, set()).add(root)
     return served
@@ -88,5 +87,5 @@ class Ancestry:
         """One of ``providers`` is an ancestor-or-self of all the others."""
         if len(providers) == 1:
             return True
-        common = frozenset.intersection(*(self.line(p) for p in providers))
-        return not common.isdisjoint(providers)
+        lines = [self.line(p) for p in providers]
+        return any(all(p in line for line in lines) for p in providers)

@@ -10,7 +10,7 @@ from placement import microversion as mv
 from placement.candidates import query, resolve, summaries, trees
 from placement.candidates.query import Room, Window
 from placement.candidates.request import RequestGroup
-from placement.candidates.resolve import TraitIds
+from placement.candidates.conditions import TraitIds
 from placement.db import reader
 from placement.objects import filters
 from tests import rig
@@ -121,7 +121,8 @@ def test_shape(db_engine, world):
 def test_sharing_anchors_are_trees_with_any_provider_in_the_aggregate(db_engine, world):
     with reader(db_engine) as conn:
         assert trees.sharing_anchors(conn, [5], EVERYTHING) == {5: {1, 5}}
-        assert trees.sharing_anchors(conn, [5], EVERYTHING, frozenset({AGG_A})) == {}
+        agg_a = resolve._aggregate_ids(conn, filters.AggregateFilter(forbidden=frozenset({AGG_A})))
+        assert trees.sharing_anchors(conn, [5], EVERYTHING, agg_a.forbidden) == {}
         assert trees.sharing_anchors(conn, [5], Window(2, 10)) == {5: {5}}
         avx = TraitIds((frozenset({_trait_id(conn, "HW_CPU_X86_AVX")}),))
         # Provider 1's tree has AVX only on a child: not a root trait.
