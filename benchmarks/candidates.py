@@ -124,9 +124,11 @@ class Server:
                 if Client(self.port).call("GET", "/")[0] == 200:
                     return
             time.sleep(0.2)
+        raise RuntimeError(f"{self.flavor.name} server did not start:\n{self.log_tail()}")
+
+    def log_tail(self) -> str:
         with open(os.path.join(self.confdir, "server.log"), errors="replace") as log:
-            tail = log.read()[-6000:]
-        raise RuntimeError(f"{self.flavor.name} server did not start:\n{tail}")
+            return log.read()[-6000:]
 
     def stop(self) -> None:
         if self.process is not None:
@@ -346,6 +348,8 @@ class Stats:
     errors: int = 0
     wall: float = 0.0
     timed_out: bool = False
+    #: The server was not part of this run (``--servers``).
+    skipped: bool = False
     candidates: int | None = None
 
     @property
@@ -377,7 +381,8 @@ def measure(port: int, path: str, *, requests: int, concurrency: int, budget: fl
         started = time.perf_counter()
         status, body = probe.call("GET", path)
         first = time.perf_counter() - started
-    except (TimeoutError, OSError):
+    except (TimeoutError, OSError) as error:
+        print(f"  no answer to GET {path[:60]}...: {error!r}", file=sys.stderr)
         stats.timed_out = True
         return stats
     if status != 200:
@@ -464,11 +469,14 @@ def run_workload(name: str, flavors: list[Flavor], db: str | None, workdir: str,
                           file=sys.stderr)
                     RETRIED[0] = 0
                     results[flavor.name] = [_time(name, args, query) for _, query in queries]
+                    if any(stats.timed_out or stats.errors for stats in results[flavor.name]):
+                        print(f"  {flavor.name}: failures; server log ends with:\n"
+                              f"{server.log_tail()}", file=sys.stderr)
                 finally:
                     server.stop()
         for index, (label, query) in enumerate(queries):
             rows.append(Row(label, query, *(results[name][index] if name in results else Stats(
-                timed_out=True) for name in ("ours", "upstream"))))
+                skipped=True) for name in ("ours", "upstream"))))
             _print_row(rows[-1])
     return rows
 
@@ -495,6 +503,8 @@ def _ratio(ours: float | None, upstream: float | None) -> str:
 
 
 def _cell(stats: Stats) -> list[str]:
+    if stats.skipped:
+        return ["not run", "", "", "", ""]
     if stats.timed_out:
         return ["no answer", "", "", "", ""]
     rps = "–" if stats.rps is None else f"{stats.rps:.1f}"

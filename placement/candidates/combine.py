@@ -117,6 +117,9 @@ class Search:
                           for suffix in dict.fromkeys(spec.suffix for spec in specs)]
         self._isolated = [rules.isolate and spec.granular for spec in specs]
         self._allocating = [bool(spec.amounts) for spec in specs]
+        classes = [class_id for spec in specs for class_id, _ in spec.amounts]
+        # Only a class asked for by several slots can see amounts add up.
+        self._rooms_matter = len(classes) != len(set(classes))
         self._checked = set(self._subtrees) | ({self._traits[0]} if self._traits else set())
         self._constrained = set().union(*rules.same_subtrees)
         self._suffixes = [spec.suffix for spec in specs]
@@ -142,8 +145,11 @@ class Search:
             if candidate is not None and not _repeated(candidate, chosen, slots, seen):
                 yield candidate
             return
-        levels = [[(p, self._needs(p, spec, facts.rooms)) for p in providers]
-                  for spec, providers in zip(self.specs, options, strict=True)]
+        if self._rooms_matter:
+            levels = [[(p, self._needs(p, spec, facts.rooms)) for p in providers]
+                      for spec, providers in zip(self.specs, options, strict=True)]
+        else:
+            levels = [[(p, ()) for p in providers] for providers in options]
         twins = self._twins(options)
         for chosen in self._search(levels, facts, twins):
             allocations = self._allocations(chosen)

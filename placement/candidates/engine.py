@@ -112,8 +112,18 @@ def _find(engine: Engine, request: CandidateRequest, settings: Settings) -> byte
         shown = set().union(*(used_by_tree[root] for root in roots))
     names = {class_id: name for group, wanted in zip(plan.groups, request.groups, strict=True)
              for (class_id, _), name in zip(group.amounts, wanted.resources, strict=True)}
-    return output.body(kept, trees, names, summaries.render(
-        trees, shown, request.version, request.requested_classes), request.version)
+    text = summaries.text(trees, shown, request.version, request.requested_classes)
+    if _one_provider_each(plan):
+        group = plan.groups[0]
+        return output.one_provider_body([candidate.mappings[0][1][0] for candidate in kept], trees,
+                                        names, (group.suffix, group.amounts), text,
+                                        request.version)
+    return output.body(kept, trees, names, text, request.version)
+
+
+def _one_provider_each(plan: _Plan) -> bool:
+    """Every candidate is one provider (a flat deployment, one group)."""
+    return plan.shape.flat and len(plan.groups) == 1
 
 
 # --- resolve -------------------------------------------------------------------
@@ -127,8 +137,8 @@ def _plan(conn: Connection, request: CandidateRequest) -> _Plan | None:
     root_traits = resolve.root_traits(conn, request.root_traits)
     if root_traits and not _some_root(conn, root_traits):
         return None
-    sharing_trait = resolve.sharing_trait(conn)
-    shape = query.shape(conn, sharing_trait)
+    shape = query.shape(conn)
+    sharing_trait = shape.sharing_trait
     groups: list[ResolvedGroup] = []
     for wanted in request.groups:
         try:
@@ -182,7 +192,7 @@ def _matches_alone(conn: Connection, group: ResolvedGroup, root_traits: TraitIds
 def _stream(conn: Connection, plan: _Plan, *, windowed: bool,
             breadth_first: bool) -> Iterator[Candidate]:
     """Every candidate, anchor by anchor, window by window."""
-    if plan.shape.flat and len(plan.groups) == 1:
+    if _one_provider_each(plan):
         yield from _one_per_provider(conn, plan, windowed)
         return
     search = Search(plan.specs, plan.rules)
@@ -220,12 +230,15 @@ def _one_per_provider(conn: Connection, plan: _Plan, windowed: bool) -> Iterator
                             ((group.suffix, (provider,)),), (provider,) * len(amounts))
 
 
+_RP = tables.resource_providers
+#: Two subqueries: each is one index probe, where min and max together would
+#: make some databases scan.
+_ID_RANGE = select(select(func.min(_RP.c.id)).scalar_subquery(),
+                   select(func.max(_RP.c.id)).scalar_subquery())
+
+
 def _windows(conn: Connection, root_traits: TraitIds, windowed: bool) -> Iterator[query.Window]:
-    rp = tables.resource_providers
-    # Two subqueries: each is one index probe, where min and max together
-    # would make some databases scan.
-    low, high = conn.execute(select(select(func.min(rp.c.id)).scalar_subquery(),
-                                    select(func.max(rp.c.id)).scalar_subquery())).one()
+    low, high = conn.execute(_ID_RANGE).one()
     if low is None:
         return
     if not windowed:

@@ -16,12 +16,14 @@ of building a dict per candidate for ``json.dumps``. The text is what
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
+from itertools import groupby
+from json.encoder import encode_basestring_ascii
+from operator import itemgetter
 
 from placement import microversion as mv
 from placement.candidates.combine import Candidate
-from placement.candidates.summaries import Trees
+from placement.candidates.summaries import Provider, Trees
 
 
 class _Pieces(dict):
@@ -41,12 +43,12 @@ class _Writer:
 
     def __init__(self, trees: Trees, class_names: dict[int, str], version: mv.Version) -> None:
         providers = trees.providers
-        self._uuid = _Pieces(lambda provider: json.dumps(providers[provider].uuid))
-        self._name = _Pieces(lambda class_id: json.dumps(class_names[class_id]))
+        self._uuid = _Pieces(lambda provider: encode_basestring_ascii(providers[provider].uuid))
+        self._names = {class_id: encode_basestring_ascii(name)
+                       for class_id, name in class_names.items()}
+        self._suffix = _Pieces(encode_basestring_ascii)
         self._as_dict = version >= mv.ALLOCATIONS_DICT
         self._with_mappings = version >= mv.MAPPINGS
-        self._mapping = _Pieces(lambda entry: json.dumps(entry[0]) + ": [" + ", ".join(
-            [self._uuid[p] for p in entry[1]]) + "]")
         self._last: tuple[tuple | None, str] = (None, "")
 
     def request(self, candidate: Candidate) -> str:
@@ -58,41 +60,55 @@ class _Writer:
             self._last = (candidate.allocations, allocations)
         if not self._with_mappings:
             return '{"allocations": ' + allocations + "}"
-        mappings = ", ".join(map(self._mapping.__getitem__, candidate.mappings))
+        uuid, suffix = self._uuid, self._suffix
+        mappings = ", ".join([
+            suffix[name] + ": [" + (uuid[providers[0]] if len(providers) == 1
+                                    else ", ".join([uuid[p] for p in providers])) + "]"
+            for name, providers in candidate.mappings])
         return '{"allocations": ' + allocations + ', "mappings": {' + mappings + "}}"
 
     def _allocations_text(self, allocations: tuple) -> str:
         """Allocations are sorted by provider: each provider's run is one entry."""
+        names, uuid = self._names, self._uuid
         entries = []
-        run: list[str] = []
-        current = None
-        for provider, class_id, amount in allocations:
-            if provider != current:
-                if run:
-                    entries.append(self._entry(current, run))
-                current, run = provider, []
-            run.append(f"{self._name[class_id]}: {amount}")
-        if run:
-            entries.append(self._entry(current, run))
+        for provider, run in groupby(allocations, itemgetter(0)):
+            resources = ", ".join([f"{names[class_id]}: {amount}" for _, class_id, amount in run])
+            if self._as_dict:
+                entries.append(f'{uuid[provider]}: {{"resources": {{{resources}}}}}')
+            else:
+                entries.append(f'{{"resource_provider": {{"uuid": {uuid[provider]}}}, '
+                               f'"resources": {{{resources}}}}}')
         if self._as_dict:
             return "{" + ", ".join(entries) + "}"
         return "[" + ", ".join(entries) + "]"
 
-    def _entry(self, provider: int, resources: list[str]) -> str:
-        resources_text = '{"resources": {' + ", ".join(resources) + "}}"
-        if self._as_dict:
-            return self._uuid[provider] + ": " + resources_text
-        return ('{"resource_provider": {"uuid": ' + self._uuid[provider] + '}, "resources": {'
-                + ", ".join(resources) + "}}")
-
 
 def body(candidates: Iterable[Candidate], trees: Trees, class_names: dict[int, str],
-         summaries: dict, version: mv.Version) -> bytes:
-    """The whole ``GET /allocation_candidates`` response body."""
+         summaries: str, version: mv.Version) -> bytes:
+    """The whole ``GET /allocation_candidates`` response body; ``summaries``
+    is the JSON text of ``provider_summaries`` (see ``summaries.text``)."""
     writer = _Writer(trees, class_names, version)
     requests = ", ".join([writer.request(candidate) for candidate in candidates])
     return ('{"allocation_requests": [' + requests + '], "provider_summaries": '
-            + json.dumps(summaries) + "}").encode()
+            + summaries + "}").encode()
 
 
-EMPTY = body([], Trees(), {}, {}, mv.MAX_VERSION)
+def one_provider_body(providers: Iterable[int], trees: Trees, class_names: dict[int, str],
+                      group: tuple[str, tuple[tuple[int, int], ...]], summaries: str,
+                      version: mv.Version) -> bytes:
+    """:func:`body` when every candidate is one provider serving the one
+    ``group`` (suffix, amounts) alone: one candidate is written with a
+    stand-in uuid, and the others are that text with their own uuid."""
+    suffix, amounts = group
+    stand_in = Trees({-1: Provider("\0stand-in\0", None, -1)})
+    template = _Writer(stand_in, class_names, version).request(Candidate(
+        tuple([(-1, class_id, amount) for class_id, amount in sorted(amounts)]),
+        ((suffix, (-1,)),), (-1,) * len(amounts)))
+    pieces = template.split(encode_basestring_ascii("\0stand-in\0"))
+    uuids = trees.providers
+    requests = ", ".join([encode_basestring_ascii(uuids[p].uuid).join(pieces) for p in providers])
+    return ('{"allocation_requests": [' + requests + '], "provider_summaries": '
+            + summaries + "}").encode()
+
+
+EMPTY = body([], Trees(), {}, "{}", mv.MAX_VERSION)

@@ -18,9 +18,12 @@ Two flavours of each query:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
 
+import os_traits
 import sqlalchemy
-from sqlalchemy import and_, case, func, literal, or_, select
+from sqlalchemy import Integer, and_, bindparam, case, func, literal, or_, select
 from sqlalchemy.engine import Connection
 
 from placement.candidates.conditions import AggregateIds, TraitIds, has_traits, in_aggregates
@@ -31,6 +34,12 @@ _RP = tables.resource_providers
 _INV = tables.inventories
 _ALLOC = tables.allocations
 _RPT = tables.resource_provider_traits
+
+
+#: The bounds of a window, bound at execution (see :attr:`Window.bounds`), so
+#: one statement serves every window.
+_LOW = bindparam("window_low", type_=Integer)
+_HIGH = bindparam("window_high", type_=Integer)
 
 
 @dataclass(frozen=True)
@@ -44,13 +53,26 @@ class Window:
     whole: bool = False
 
     def admits(self, root_id: sqlalchemy.ColumnElement) -> list:
-        """Conditions on a root id column."""
-        return [root_id.between(self.low, self.high), *has_traits(root_id, self.root_traits)]
+        """Conditions on a root id column; execute with :attr:`bounds`."""
+        return [root_id.between(_LOW, _HIGH), *has_traits(root_id, self.root_traits)]
+
+    @property
+    def bounds(self) -> dict[str, int]:
+        """The parameters of :meth:`admits`."""
+        return {"window_low": self.low, "window_high": self.high}
+
+    @property
+    def form(self) -> Window:
+        """The window as far as the statement's text depends on it."""
+        return Window(0, 0, self.root_traits, self.whole)
 
 
-@dataclass(frozen=True, slots=True)
-class Room:
-    """What a provider can still take of one class: capacity left and max_unit."""
+class Room(NamedTuple):
+    """What a provider can still take of one class: capacity left and max_unit.
+
+    (Named tuples: the group queries make one row object per provider, and
+    tuples are made several times faster than frozen dataclasses.)
+    """
 
     left: int
     max_unit: int
@@ -61,8 +83,7 @@ class Room:
 UNCHECKED = Room(2**62, 2**62)
 
 
-@dataclass(frozen=True, slots=True)
-class ProviderRow:
+class ProviderRow(NamedTuple):
     """A provider that can serve a whole suffixed group."""
 
     provider: int
@@ -71,8 +92,7 @@ class ProviderRow:
     rooms: tuple[tuple[int, Room], ...]
 
 
-@dataclass(frozen=True, slots=True)
-class ClassRow:
+class ClassRow(NamedTuple):
     """A provider that can serve one class of the unsuffixed group."""
 
     provider: int
@@ -91,6 +111,8 @@ class Shape:
     sharing: bool
     #: Some provider has a parent.
     nested: bool
+    #: The id of the trait that marks sharing providers.
+    sharing_trait: int = 0
 
     @property
     def flat(self) -> bool:
@@ -98,12 +120,23 @@ class Shape:
         return not (self.sharing or self.nested)
 
 
-def shape(conn: Connection, sharing_trait: int) -> Shape:
-    """Whether some provider shares, and whether some provider has a parent."""
-    sharing = select(_RPT.c.resource_provider_id).where(_RPT.c.trait_id == sharing_trait).exists()
+def _shape_query() -> sqlalchemy.Select:
+    trait_id = (select(tables.traits.c.id)
+                .where(tables.traits.c.name == os_traits.MISC_SHARES_VIA_AGGREGATE)
+                .scalar_subquery())
+    sharing = select(_RPT.c.resource_provider_id).where(_RPT.c.trait_id == trait_id).exists()
     nested = select(_RP.c.id).where(_RP.c.parent_provider_id.is_not(None)).exists()
-    found = conn.execute(select(sharing.label("sharing"), nested.label("nested"))).one()
-    return Shape(bool(found.sharing), bool(found.nested))
+    return select(trait_id.label("trait"), sharing.label("sharing"), nested.label("nested"))
+
+
+_SHAPE = _shape_query()
+
+
+def shape(conn: Connection) -> Shape:
+    """Whether some provider shares, whether some provider has a parent, and
+    the sharing trait's id (one query: it runs for every request)."""
+    found = conn.execute(_SHAPE).one()
+    return Shape(bool(found.sharing), bool(found.nested), found.trait)
 
 
 # --- building blocks -----------------------------------------------------------
@@ -164,6 +197,26 @@ def provider_rows(conn: Connection, group: ResolvedGroup, *, window: Window | No
     """
     if not (group.amounts or group.traits.required or group.aggregates.member_of):
         return []
+    query = _provider_query(group, window and window.form, sharing_trait, summed)
+    found = conn.execute(query, window.bounds if window else {}).all()
+    class_ids = [class_id for class_id, _ in group.amounts]
+    if not summed.intersection(class_ids):
+        rooms = tuple((class_id, UNCHECKED) for class_id in class_ids)
+        return [ProviderRow(row[0], row[1], rooms) for row in found]
+    rows = []
+    for row in found:
+        values = iter(row[2:])
+        rows.append(ProviderRow(row[0], row[1], tuple(
+            (class_id, _room(*(next(values) for _ in range(5))) if class_id in summed
+             else UNCHECKED) for class_id in class_ids)))
+    return rows
+
+
+@lru_cache(maxsize=256)
+def _provider_query(group: ResolvedGroup, window: Window | None, sharing_trait: int | None,
+                    summed: frozenset[int]) -> sqlalchemy.Select:
+    """The statement of :func:`provider_rows`, built once per request shape
+    (building costs as much as running it over a thousand providers)."""
     columns: list = [_RP.c.id, _RP.c.root_provider_id]
     source: sqlalchemy.FromClause = _RP
     conditions = [*has_traits(_RP.c.id, group.traits),
@@ -183,19 +236,8 @@ def provider_rows(conn: Connection, group: ResolvedGroup, *, window: Window | No
         conditions += window.admits(_RP.c.root_provider_id)
     if sharing_trait is not None:
         conditions += _sharing(sharing_trait)
-    query = (select(*columns).select_from(source).where(*conditions)
-             .order_by(_RP.c.root_provider_id, _RP.c.id))
-    class_ids = [class_id for class_id, _ in group.amounts]
-    if not summed.intersection(class_ids):
-        rooms = tuple((class_id, UNCHECKED) for class_id in class_ids)
-        return [ProviderRow(row[0], row[1], rooms) for row in conn.execute(query).all()]
-    rows = []
-    for row in conn.execute(query).all():
-        values = iter(row[2:])
-        rows.append(ProviderRow(row[0], row[1], tuple(
-            (class_id, _room(*(next(values) for _ in range(5))) if class_id in summed
-             else UNCHECKED) for class_id in class_ids)))
-    return rows
+    return (select(*columns).select_from(source).where(*conditions)
+            .order_by(_RP.c.root_provider_id, _RP.c.id))
 
 
 # --- the unsuffixed group: a tree serves it collectively -------------------------
@@ -213,6 +255,18 @@ def class_rows(conn: Connection, group: ResolvedGroup, *, window: Window | None 
     tree satisfies them collectively. Rooms are read only for the classes in
     ``summed``.
     """
+    rooms = summed.intersection(class_id for class_id, _ in group.amounts)
+    query = _class_query(group, window and window.form, sharing_trait, bool(rooms))
+    first_bit = 8 if rooms else 3
+    return [ClassRow(row[0], row[1], row[2],
+                     _room(*row[3:8]) if row[2] in rooms else UNCHECKED, sum(row[first_bit:]))
+            for row in conn.execute(query, window.bounds if window else {}).all()]
+
+
+@lru_cache(maxsize=256)
+def _class_query(group: ResolvedGroup, window: Window | None, sharing_trait: int | None,
+                 with_rooms: bool) -> sqlalchemy.Select:
+    """The statement of :func:`class_rows`, built once per request shape."""
     inv = _INV
     used = _used(inv.c.resource_provider_id, inv.c.resource_class_id)
     fits = or_(*(and_(_class_of(inv, window) == class_id, *_fits(inv, used, amount))
@@ -233,15 +287,10 @@ def class_rows(conn: Connection, group: ResolvedGroup, *, window: Window | None 
     if sharing_trait is not None:
         conditions += [*_sharing(sharing_trait), *in_aggregates(_RP.c.id, positive)]
     conditions += in_aggregates(_RP.c.id, negative)
-    rooms = summed.intersection(class_id for class_id, _ in group.amounts)
     room_columns = ([inv.c.total, inv.c.reserved, inv.c.allocation_ratio, used, inv.c.max_unit]
-                    if rooms else [])
-    query = (select(_RP.c.id, _RP.c.root_provider_id, inv.c.resource_class_id, *room_columns,
-                    *bits)
-             .select_from(_RP.join(inv, inv.c.resource_provider_id == _RP.c.id))
-             .where(*conditions)
-             .order_by(_RP.c.root_provider_id, _RP.c.id, inv.c.resource_class_id))
-    first_bit = 3 + len(room_columns)
-    return [ClassRow(row[0], row[1], row[2],
-                     _room(*row[3:8]) if row[2] in rooms else UNCHECKED, sum(row[first_bit:]))
-            for row in conn.execute(query).all()]
+                    if with_rooms else [])
+    return (select(_RP.c.id, _RP.c.root_provider_id, inv.c.resource_class_id, *room_columns,
+                   *bits)
+            .select_from(_RP.join(inv, inv.c.resource_provider_id == _RP.c.id))
+            .where(*conditions)
+            .order_by(_RP.c.root_provider_id, _RP.c.id, inv.c.resource_class_id))

@@ -68,11 +68,18 @@ def group(conn: Connection, wanted: RequestGroup) -> ResolvedGroup:
                    _CLASS_MESSAGE)
     amounts = tuple((classes[name], amount) for name, amount in wanted.resources.items())
     aggregates = _aggregate_ids(conn, wanted.aggregates)
-    if aggregates.member_of and not _someone_in(conn, aggregates):
+    if not all(aggregates.member_of):
         return ResolvedGroup(wanted.suffix, amounts, TraitIds(), aggregates, void=True)
     names = [name for any_of in wanted.traits.required for name in sorted(any_of)]
-    ids = _ids(trait.trait_ids_by_name, conn, names + sorted(wanted.traits.forbidden),
-               trait.NOT_FOUND_MESSAGE)
+    try:
+        ids = _ids(trait.trait_ids_by_name, conn, names + sorted(wanted.traits.forbidden),
+                   trait.NOT_FOUND_MESSAGE)
+    except errors.BadRequest:
+        # Nobody in the aggregates comes first. Otherwise that needs no
+        # query of its own: the group's query then finds nothing.
+        if aggregates.member_of and not _someone_in(conn, aggregates):
+            return ResolvedGroup(wanted.suffix, amounts, TraitIds(), aggregates, void=True)
+        raise
     traits = TraitIds(tuple(frozenset(ids[name] for name in any_of)
                             for any_of in wanted.traits.required),
                       frozenset(ids[name] for name in wanted.traits.forbidden))
@@ -101,8 +108,6 @@ def _aggregate_ids(conn: Connection, wanted: filters.AggregateFilter) -> Aggrega
 
 def _someone_in(conn: Connection, aggregates: AggregateIds) -> bool:
     """Whether some provider is itself in an aggregate of every ``member_of`` set."""
-    if not all(aggregates.member_of):
-        return False
     rp = tables.resource_providers
     return conn.execute(select(rp.c.id).where(
         *in_aggregates(rp.c.id, AggregateIds(aggregates.member_of))).limit(1)).first() is not None

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from json.encoder import encode_basestring_ascii
 
 from sqlalchemy import bindparam, func, select
 from sqlalchemy.engine import Connection
@@ -32,14 +33,18 @@ _TRAITS = tables.traits
 CHUNK = 2000
 
 
-@dataclass
 class Provider:
-    uuid: str
-    parent: int | None
-    root: int
-    #: class name → (capacity, used)
-    resources: dict[str, tuple[int, int]] = field(default_factory=dict)
-    traits: list[str] = field(default_factory=list)
+    """One provider of a loaded tree (plain slots: thousands are made per answer)."""
+
+    __slots__ = ("uuid", "parent", "root", "resources", "traits")
+
+    def __init__(self, uuid: str, parent: int | None, root: int) -> None:
+        self.uuid = uuid
+        self.parent = parent
+        self.root = root
+        #: (class name, capacity, used) per inventory, in the order read
+        self.resources: list[tuple[str, int, int]] = []
+        self.traits: list[str] = []
 
 
 @dataclass
@@ -63,9 +68,9 @@ def _statements(column) -> tuple:
             .scalar_subquery())
     return (
         select(_RP.c.id, _RP.c.uuid, _RP.c.parent_provider_id, _RP.c.root_provider_id,
-               _RC.c.name, _INV.c.total, _INV.c.reserved, _INV.c.allocation_ratio, used)
-        .select_from(_RP.outerjoin(_INV, _INV.c.resource_provider_id == _RP.c.id)
-                     .outerjoin(_RC, _RC.c.id == _INV.c.resource_class_id))
+               _INV.c.resource_class_id, _INV.c.total, _INV.c.reserved,
+               _INV.c.allocation_ratio, used)
+        .select_from(_RP.outerjoin(_INV, _INV.c.resource_provider_id == _RP.c.id))
         .where(wanted),
         select(_RPT.c.resource_provider_id, _TRAITS.c.name)
         .join(_TRAITS, _TRAITS.c.id == _RPT.c.trait_id)
@@ -76,30 +81,34 @@ def _statements(column) -> tuple:
 
 _BY_ROOT = _statements(_RP.c.root_provider_id)
 _BY_ID = _statements(_RP.c.id)
+_CLASS_NAMES = select(_RC.c.id, _RC.c.name)
 
 
 def load(conn: Connection, roots: Iterable[int], extra: Iterable[int] = ()) -> Trees:
     """The trees rooted at ``roots``, plus the single providers ``extra``."""
     trees = Trees()
+    names: dict[int, str] = dict(conn.execute(_CLASS_NAMES).all())
     for chunk in chunks(set(roots), CHUNK):
-        _load(conn, trees, _BY_ROOT, chunk)
+        _load(conn, trees, _BY_ROOT, chunk, names)
     missing = set(extra) - set(trees.providers)
     for chunk in chunks(missing, CHUNK):
-        _load(conn, trees, _BY_ID, chunk)
+        _load(conn, trees, _BY_ID, chunk, names)
     return trees
 
 
-def _load(conn: Connection, trees: Trees, statements: tuple, ids: list[int]) -> None:
+def _load(conn: Connection, trees: Trees, statements: tuple, ids: list[int],
+          names: dict[int, str]) -> None:
     inventories_query, traits_query = statements
     params = {"ids": ids}
     providers = trees.providers
-    for id_, uuid, parent, root, name, total, reserved, ratio, in_use in conn.execute(
+    for id_, uuid, parent, root, class_id, total, reserved, ratio, in_use in conn.execute(
             inventories_query, params).all():
         provider = providers.get(id_)
         if provider is None:
             provider = providers[id_] = Provider(uuid, parent, root)
-        if name is not None:
-            provider.resources[name] = (int((total - reserved) * ratio), int(in_use))
+        if class_id is not None:
+            provider.resources.append(
+                (names[class_id], int((total - reserved) * ratio), int(in_use)))
     for id_, name in conn.execute(traits_query, params).all():
         providers[id_].traits.append(name)
 
@@ -116,7 +125,7 @@ def render(trees: Trees, shown: Iterable[int], version: mv.Version,
         provider = providers[id_]
         summary: dict = {"resources": {
             name: {"capacity": capacity, "used": used}
-            for name, (capacity, used) in provider.resources.items()
+            for name, capacity, used in provider.resources
             if all_classes or name in requested}}
         if with_traits:
             summary["traits"] = list(provider.traits)
@@ -126,3 +135,49 @@ def render(trees: Trees, shown: Iterable[int], version: mv.Version,
             summary["root_provider_uuid"] = providers[provider.root].uuid
         summaries[provider.uuid] = summary
     return summaries
+
+
+def text(trees: Trees, shown: Iterable[int], version: mv.Version, requested: set[str]) -> str:
+    """``json.dumps(render(...))``, written directly: the summaries are most
+    of a big answer, and formatting them is twice as fast as building the
+    dicts and encoding them."""
+    all_classes = version >= mv.SUMMARIES_ALL_CLASSES
+    with_traits = version >= mv.CANDIDATES_TRAITS
+    nested = version >= mv.NESTED_CANDIDATES
+    providers = trees.providers
+    quoted = _Quoted()
+    # Providers of one model show the same inventories and traits: each
+    # distinct list is written once.
+    resources_text: dict[tuple, str] = {}
+    traits_text: dict[tuple, str] = {}
+    parts = []
+    for id_ in sorted(shown):
+        provider = providers[id_]
+        key = tuple(provider.resources)
+        resources = resources_text.get(key)
+        if resources is None:
+            resources = resources_text[key] = ", ".join([
+                f'{quoted[name]}: {{"capacity": {capacity}, "used": {used}}}'
+                for name, capacity, used in key if all_classes or name in requested])
+        part = f'{quoted[provider.uuid]}: {{"resources": {{{resources}}}'
+        if with_traits:
+            key = tuple(provider.traits)
+            traits = traits_text.get(key)
+            if traits is None:
+                traits = traits_text[key] = ", ".join([quoted[name] for name in key])
+            part += ', "traits": [' + traits + "]"
+        if nested:
+            parent = (quoted[providers[provider.parent].uuid] if provider.parent is not None
+                      else "null")
+            part += (f', "parent_provider_uuid": {parent}, '
+                     f'"root_provider_uuid": {quoted[providers[provider.root].uuid]}')
+        parts.append(part + "}")
+    return "{" + ", ".join(parts) + "}"
+
+
+class _Quoted(dict):
+    """A string → its JSON text, encoded once."""
+
+    def __missing__(self, value: str) -> str:
+        encoded = self[value] = encode_basestring_ascii(value)
+        return encoded

@@ -48,7 +48,7 @@ def sharing_anchors(conn: Connection, providers: Iterable[int], window: Window,
                         *window.admits(_RP.c.root_provider_id),
                         *in_aggregates(_RP.c.root_provider_id,
                                        AggregateIds(forbidden=forbidden))))
-        for provider, root in conn.execute(query):
+        for provider, root in conn.execute(query, window.bounds):
             served.setdefault(provider, set()).add(root)
     return served
 
@@ -58,7 +58,6 @@ class Ancestry:
 
     def __init__(self, parents: dict[int, int | None]) -> None:
         self._parents = parents
-        self._lines: dict[int, frozenset[int]] = {}
 
     @classmethod
     def load(cls, conn: Connection, window: Window | None, roots: Iterable[int]) -> Ancestry:
@@ -73,19 +72,17 @@ class Ancestry:
                 _RP.c.root_provider_id.in_(chunk))).all())
         return cls(parents)
 
-    def line(self, provider: int) -> frozenset[int]:
-        """``provider`` and all its ancestors."""
-        found = self._lines.get(provider)
-        if found is None:
-            parent = self._parents.get(provider)
-            found = frozenset([provider]) | (self.line(parent) if parent is not None
-                                             else frozenset())
-            self._lines[provider] = found
-        return found
+    def _under(self, provider: int | None, ancestor: int) -> bool:
+        """``ancestor`` is ``provider`` or one of its ancestors (trees are shallow)."""
+        parents = self._parents
+        while provider is not None:
+            if provider == ancestor:
+                return True
+            provider = parents.get(provider)
+        return False
 
     def same_subtree(self, providers: set[int]) -> bool:
         """One of ``providers`` is an ancestor-or-self of all the others."""
         if len(providers) == 1:
             return True
-        lines = [self.line(p) for p in providers]
-        return any(all(p in line for line in lines) for p in providers)
+        return any(all(self._under(p, top) for p in providers) for top in providers)

@@ -8,7 +8,7 @@ import pytest
 
 from placement import microversion as mv
 from placement.candidates.combine import Candidate
-from placement.candidates.output import EMPTY, body
+from placement.candidates.output import EMPTY, body, one_provider_body
 from placement.candidates.summaries import Provider, Trees
 
 NAMES = {0: "VCPU", 2: "DISK_GB"}
@@ -26,7 +26,7 @@ CANDIDATES = [
 @pytest.mark.parametrize("version", [mv.Version(1, 10), mv.Version(1, 12), mv.Version(1, 34)])
 def test_body_is_the_json_of_the_answer(version):
     summaries = {"uuid-1": {"resources": {"VCPU": {"capacity": 4, "used": 0}}}}
-    got = json.loads(body(CANDIDATES, TREES, NAMES, summaries, version))
+    got = json.loads(body(CANDIDATES, TREES, NAMES, json.dumps(summaries), version))
     assert got["provider_summaries"] == summaries
     requests = got["allocation_requests"]
     if version < mv.ALLOCATIONS_DICT:
@@ -50,7 +50,7 @@ def test_body_is_the_json_of_the_answer(version):
 
 def test_text_matches_json_dumps_byte_for_byte():
     version = mv.MAX_VERSION
-    text = body(CANDIDATES[2:], TREES, NAMES, {}, version).decode()
+    text = body(CANDIDATES[2:], TREES, NAMES, "{}", version).decode()
     assert text == json.dumps({
         "allocation_requests": [{
             "allocations": {"uuid-1": {"resources": {"VCPU": 1, "DISK_GB": 5}}},
@@ -60,3 +60,11 @@ def test_text_matches_json_dumps_byte_for_byte():
 
 def test_empty():
     assert json.loads(EMPTY) == {"allocation_requests": [], "provider_summaries": {}}
+
+
+@pytest.mark.parametrize("version", [mv.Version(1, 10), mv.Version(1, 12), mv.Version(1, 34)])
+def test_one_provider_body_is_body_of_the_same_candidates(version):
+    amounts = ((2, 5), (0, 1))
+    candidates = [Candidate(((p, 0, 1), (p, 2, 5)), (("_X", (p,)),), (p, p)) for p in (1, 7)]
+    assert one_provider_body([1, 7], TREES, NAMES, ("_X", amounts), "{}", version) == body(
+        candidates, TREES, NAMES, "{}", version)
