@@ -175,13 +175,13 @@ class Client:
 
     def ok(self, method: str, path: str, body=None, version: str = "latest"):
         """A call that must succeed; a 5xx (e.g. SQLite's "database is locked"
-        under concurrent loading) is retried a few times and counted."""
-        for attempt in range(5):
+        under concurrent loading) is retried (up to 30 times) and counted."""
+        for attempt in range(30):
             status, data = self.call(method, path, body, version)
             if status < 500:
                 break
             RETRIED[0] += 1
-            time.sleep(0.1 * (attempt + 1))
+            time.sleep(min(1.0, 0.1 * (attempt + 1)))
         if status >= 400:
             raise RuntimeError(f"{method} {path} -> {status}: {data}")
         return data
