@@ -58,6 +58,8 @@ DEFAULT_UPSTREAM = os.path.expanduser("~/.cache/placement-conformance/venv")
 GUNICORN_ARGS = ["--workers", "2", "--timeout", "600", "--graceful-timeout", "5",
                  "--no-control-socket"]
 CONCURRENCY = 10
+#: Seconds to wait after a server's first answer for all its workers to boot.
+BOOT_GRACE = 8.0
 #: Requests sent one at a time before the concurrent ones.
 ALONE = 5
 #: Loading calls that answered 5xx and were sent again.
@@ -112,19 +114,37 @@ class Server:
         # sys.path, and upstream must not import our ``placement`` package.
         subprocess.run([self.flavor.command("placement-manage"), "--config-file", conf_file,
                         "db", "sync"], check=True, capture_output=True, cwd=self.confdir)
+        # Upstream's workers each write the standard traits and classes while
+        # booting; on SQLite two of them can collide ("database is locked"),
+        # one fails to boot and gunicorn's master then shuts down. Such a
+        # start is simply tried again (the writes are idempotent).
+        for attempt in range(1, 6):
+            if self._launch():
+                return
+            self.stop()
+            print(f"  {self.flavor.name}: server did not start (attempt {attempt}), "
+                  "starting again", file=sys.stderr)
+        raise RuntimeError(f"{self.flavor.name} server did not start:\n{self.log_tail()}")
+
+    def _launch(self) -> bool:
+        """Start gunicorn; True once it answers and all its workers booted."""
         env = dict(os.environ, OS_PLACEMENT_CONFIG_DIR=self.confdir)
         log = open(os.path.join(self.confdir, "server.log"), "ab")
         self.process = subprocess.Popen(
             [self.flavor.command("gunicorn"), "--bind", f"127.0.0.1:{self.port}",
              *GUNICORN_ARGS, "placement.wsgi.api:application"],
             env=env, stdout=log, stderr=log, start_new_session=True, cwd=self.confdir)
+        log.close()
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and self.process.poll() is None:
             with contextlib.suppress(OSError, http.client.HTTPException):
                 if Client(self.port).call("GET", "/")[0] == 200:
-                    return
+                    # One worker answers; give the others time to boot
+                    # (a worker failing then takes the master down).
+                    time.sleep(BOOT_GRACE)
+                    return self.process.poll() is None
             time.sleep(0.2)
-        raise RuntimeError(f"{self.flavor.name} server did not start:\n{self.log_tail()}")
+        return False
 
     def log_tail(self) -> str:
         with open(os.path.join(self.confdir, "server.log"), errors="replace") as log:
@@ -132,11 +152,13 @@ class Server:
 
     def stop(self) -> None:
         if self.process is not None:
-            os.killpg(self.process.pid, signal.SIGTERM)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGTERM)
             try:
                 self.process.wait(15)
             except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(self.process.pid, signal.SIGKILL)
                 self.process.wait()
             self.process = None
 
@@ -175,9 +197,17 @@ class Client:
 
     def ok(self, method: str, path: str, body=None, version: str = "latest"):
         """A call that must succeed; a 5xx (e.g. SQLite's "database is locked"
-        under concurrent loading) is retried (up to 30 times) and counted."""
+        under concurrent loading) or a dropped connection is retried (up to
+        30 times) and counted."""
         for attempt in range(30):
-            status, data = self.call(method, path, body, version)
+            try:
+                status, data = self.call(method, path, body, version)
+            except (OSError, http.client.HTTPException):
+                # A connection the server dropped: the call may or may not
+                # have been done; a repeated create then finds it done.
+                status, data = 599, None
+            if attempt and method == "POST" and status == 409:
+                status, data = 200, None
             if status < 500:
                 break
             RETRIED[0] += 1
@@ -439,6 +469,42 @@ class Row:
     upstream: Stats
 
 
+class _ServerDied(Exception):
+    """The server exited while the workload was being loaded."""
+
+
+def _run_one(name: str, flavor: Flavor, loader, queries: list[tuple[str, str]], db: str | None,
+             workdir: str, args: argparse.Namespace) -> list[Stats]:
+    """Fresh database, start the server, load the workload, time its queries."""
+    with fresh_database(db, workdir, f"{name}_{flavor.name}") as url:
+        server = Server(flavor, url, args.port, workdir)
+        server.start()
+        try:
+            began = time.perf_counter()
+            RETRIED[0] = 0
+            try:
+                if isinstance(loader, int):
+                    bulk_flat(url, loader)
+                else:
+                    loader(args.port)
+            except Exception:
+                print(f"  {flavor.name}: loading failed; server log ends with:\n"
+                      f"{server.log_tail()}", file=sys.stderr)
+                if server.process is not None and server.process.poll() is not None:
+                    raise _ServerDied() from None
+                raise
+            print(f"  {flavor.name}: loaded {name} in "
+                  f"{time.perf_counter() - began:.1f} s ({RETRIED[0]} calls retried)",
+                  file=sys.stderr)
+            results = [_time(name, args, query) for _, query in queries]
+            if any(stats.timed_out or stats.errors for stats in results):
+                print(f"  {flavor.name}: failures; server log ends with:\n"
+                      f"{server.log_tail()}", file=sys.stderr)
+            return results
+        finally:
+            server.stop()
+
+
 def run_workload(name: str, flavors: list[Flavor], db: str | None, workdir: str,
                  args: argparse.Namespace) -> list[Row]:
     """Load and time one workload on each server in turn."""
@@ -455,25 +521,16 @@ def run_workload(name: str, flavors: list[Flavor], db: str | None, workdir: str,
     for loader, queries in plans:
         results: dict[str, list[Stats]] = {}
         for flavor in flavors:
-            with fresh_database(db, workdir, f"{name}_{flavor.name}") as url:
-                server = Server(flavor, url, args.port, workdir)
-                server.start()
+            for attempt in range(1, 4):
                 try:
-                    began = time.perf_counter()
-                    if isinstance(loader, int):
-                        bulk_flat(url, loader)
-                    else:
-                        loader(args.port)
-                    print(f"  {flavor.name}: loaded {name} in "
-                          f"{time.perf_counter() - began:.1f} s ({RETRIED[0]} calls retried)",
-                          file=sys.stderr)
-                    RETRIED[0] = 0
-                    results[flavor.name] = [_time(name, args, query) for _, query in queries]
-                    if any(stats.timed_out or stats.errors for stats in results[flavor.name]):
-                        print(f"  {flavor.name}: failures; server log ends with:\n"
-                              f"{server.log_tail()}", file=sys.stderr)
-                finally:
-                    server.stop()
+                    results[flavor.name] = _run_one(name, flavor, loader, queries, db, workdir,
+                                                    args)
+                    break
+                except _ServerDied:
+                    print(f"  {flavor.name}: the server died while loading (attempt "
+                          f"{attempt}); again on a fresh database", file=sys.stderr)
+            else:
+                raise RuntimeError(f"{flavor.name}: could not load {name}")
         for index, (label, query) in enumerate(queries):
             rows.append(Row(label, query, *(results[name][index] if name in results else Stats(
                 skipped=True) for name in ("ours", "upstream"))))

@@ -124,7 +124,6 @@ class Search:
         self._constrained = set().union(*rules.same_subtrees)
         self._suffixes = [spec.suffix for spec in specs]
         self._one_slot_each = len(set(self._suffixes)) == len(specs)
-        self._singletons = _Singletons()
 
     def anchors(self, slots: list[Slot]) -> list[int]:
         """Anchors where every slot has at least one option, ascending."""
@@ -151,11 +150,17 @@ class Search:
         else:
             levels = [[(p, ()) for p in providers] for providers in options]
         twins = self._twins(options)
+        arranged = any(twin is not None for twin in twins)
+        sharing = any(slot.shared for slot in slots)
+        roots = facts.roots
         for chosen in self._search(levels, facts, twins):
             allocations = self._allocations(chosen)
-            roots = tuple([facts.roots[p] for p, _, _ in allocations])
+            placed = tuple([roots[p] for p, _, _ in allocations])
+            if not (arranged or sharing):
+                yield Candidate(allocations, self._mapped(chosen), placed)
+                continue
             for picks in self._arrangements(chosen, twins):
-                candidate = Candidate(allocations, self._mapped(picks), roots)
+                candidate = Candidate(allocations, self._mapped(picks), placed)
                 if not _repeated(candidate, picks, slots, seen):
                     yield candidate
 
@@ -172,6 +177,11 @@ class Search:
 
     def _allocations(self, chosen: list[int]) -> tuple[tuple[int, int, int], ...]:
         """Amounts per (provider, class) of a combination, summed and sorted."""
+        if not self._rooms_matter:
+            # No class in two slots: nothing to add up.
+            return tuple(sorted([(provider, class_id, amount)
+                                 for spec, provider in zip(self.specs, chosen, strict=True)
+                                 for class_id, amount in spec.amounts]))
         amounts: dict[tuple[int, int], int] = {}
         for spec, provider in zip(self.specs, chosen, strict=True):
             for class_id, amount in spec.amounts:
@@ -329,14 +339,17 @@ class Search:
                 return False
         for members in self._subtrees.get(level, ()):
             assert facts.ancestry is not None
-            if not facts.ancestry.same_subtree({chosen[i] for i in members}):
+            if len(members) == 2:
+                if not facts.ancestry.related(chosen[members[0]], chosen[members[1]]):
+                    return False
+            elif not facts.ancestry.same_subtree({chosen[i] for i in members}):
                 return False
         return True
 
     def _mapped(self, chosen: list[int]) -> tuple[tuple[str, tuple[int, ...]], ...]:
         if self._one_slot_each:
-            return tuple(zip(self._suffixes, map(self._singletons.__getitem__, chosen),
-                             strict=True))
+            return tuple([(suffix, (provider,))
+                          for suffix, provider in zip(self._suffixes, chosen, strict=True)])
         return tuple([(suffix, (chosen[slots[0]],) if len(slots) == 1
                        else tuple(sorted({chosen[i] for i in slots})))
                       for suffix, slots in self._mappings])
@@ -350,14 +363,6 @@ def _repeated(candidate: Candidate, picks: list[int], slots: list[Slot],
             return True
         seen.add(candidate.key)
     return False
-
-
-class _Singletons(dict):
-    """provider → ``(provider,)``, made once."""
-
-    def __missing__(self, provider: int) -> tuple[int]:
-        self[provider] = (provider,)
-        return self[provider]
 
 
 def _give_back(used: dict[tuple[int, int], int], needs: tuple) -> None:

@@ -2,7 +2,8 @@
 
 :func:`load` reads, for whole trees, each provider's uuids, capacity and
 usage per class and trait names; :func:`render` shapes them the way the
-requested microversion shows them:
+requested microversion shows them, and :func:`text` writes the same as JSON
+text directly (what the engine uses):
 
 * < 1.27 only the classes some group requested, from 1.27 every class;
 * ``traits`` from 1.17;

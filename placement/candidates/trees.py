@@ -72,17 +72,31 @@ class Ancestry:
                 _RP.c.root_provider_id.in_(chunk))).all())
         return cls(parents)
 
-    def _under(self, provider: int | None, ancestor: int) -> bool:
-        """``ancestor`` is ``provider`` or one of its ancestors (trees are shallow)."""
-        parents = self._parents
-        while provider is not None:
-            if provider == ancestor:
-                return True
-            provider = parents.get(provider)
-        return False
-
     def same_subtree(self, providers: set[int]) -> bool:
-        """One of ``providers`` is an ancestor-or-self of all the others."""
+        """One of ``providers`` is an ancestor-or-self of all the others
+        (walking up from each: trees are shallow)."""
         if len(providers) == 1:
             return True
-        return any(all(self._under(p, top) for p in providers) for top in providers)
+        parents = self._parents
+        for top in providers:
+            for provider in providers:
+                while provider is not None and provider != top:
+                    provider = parents.get(provider)
+                if provider is None:
+                    break
+            else:
+                return True
+        return False
+
+    def related(self, one: int, other: int) -> bool:
+        """``same_subtree({one, other})``: one is the other or its ancestor."""
+        parents = self._parents
+        provider: int | None = other
+        while provider is not None and provider != one:
+            provider = parents.get(provider)
+        if provider is not None:
+            return True
+        provider = one
+        while provider is not None and provider != other:
+            provider = parents.get(provider)
+        return provider is not None

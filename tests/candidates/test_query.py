@@ -139,6 +139,8 @@ def test_ancestry(db_engine, world):
     with reader(db_engine) as conn:
         ancestry = trees.Ancestry.load(conn, Window(1, 1), [5])
     assert ancestry.same_subtree({1, 4}) and ancestry.same_subtree({1, 3, 4})
+    assert ancestry.related(1, 4) and ancestry.related(4, 3) and ancestry.related(2, 2)
+    assert not ancestry.related(2, 4) and not ancestry.related(4, 5)
     assert ancestry.same_subtree({3, 4})
     assert not ancestry.same_subtree({2, 4})
     assert ancestry.same_subtree({1, 2, 4})
