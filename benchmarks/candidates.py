@@ -14,7 +14,11 @@ Workloads (see ``benchmarks/README.md``):
   with and without ``limit=10`` (upstream bug 2070257);
 * ``scale``  flat providers at 1k, 10k and 50k (rows written straight into
   the database, identically for both servers), p50 with and without
-  ``limit=10``.
+  ``limit=10``;
+* ``claims`` ``benchmarks/claims.py`` run against each server in turn: 10
+  concurrent clients take ``GET /allocation_candidates?...&limit=5`` and
+  claim one of the answers until 40 providers are full; claims/s, claim
+  latency, 5xx and whether usage matches the claims (no overcommit).
 
 Usage::
 
@@ -81,6 +85,10 @@ NESTED_QUERY = ("resources=DISK_GB:10&required=COMPUTE_VOLUME_MULTI_ATTACH"
                 "&resources_COMPUTE=VCPU:1,MEMORY_MB:256&required_COMPUTE=CUSTOM_FOO"
                 "&resources_FPGA=FPGA:1&group_policy=none&same_subtree=_COMPUTE,_FPGA")
 WIDE_QUERY = "&".join(f"resources{n}=FPGA:1" for n in range(1, 9)) + "&group_policy=none"
+#: The claims workload: 40 providers of 32 claims each, filled by 10 clients.
+CLAIMS_ARGS = ["--clients", "10", "--providers", "40", "--inventory", "VCPU=32,MEMORY_MB=32768",
+               "--resources", "VCPU:1,MEMORY_MB:256", "--source", "candidates",
+               "--duration", "900", "--json", "--keep"]
 
 
 # --- servers -------------------------------------------------------------------
@@ -538,6 +546,28 @@ def run_workload(name: str, flavors: list[Flavor], db: str | None, workdir: str,
     return rows
 
 
+def run_claims(flavors: list[Flavor], db: str | None, workdir: str,
+               args: argparse.Namespace) -> dict[str, dict]:
+    """``claims.py`` against each server in turn, each on a fresh database."""
+    summaries: dict[str, dict] = {}
+    for flavor in flavors:
+        with fresh_database(db, workdir, f"claims_{flavor.name}") as url:
+            server = Server(flavor, url, args.port, workdir)
+            server.start()
+            try:
+                done = subprocess.run(
+                    [sys.executable, os.path.join(HERE, "claims.py"),
+                     "--url", f"http://127.0.0.1:{args.port}", *CLAIMS_ARGS],
+                    capture_output=True, text=True, check=False)
+            finally:
+                server.stop()
+        if not done.stdout.strip():
+            raise RuntimeError(f"{flavor.name}: claims.py failed:\n{done.stderr[-2000:]}")
+        summaries[flavor.name] = json.loads(done.stdout.strip().splitlines()[-1])
+        print(f"  {flavor.name}: {summaries[flavor.name]}", file=sys.stderr)
+    return summaries
+
+
 def _time(workload: str, args: argparse.Namespace, query: str) -> Stats:
     path = f"/allocation_candidates?{query}"
     if workload == "scale":
@@ -595,7 +625,22 @@ def _commit() -> str:
         return "unknown"
 
 
-def report(rows: list[Row], args: argparse.Namespace) -> str:
+def claims_table(summaries: dict[str, dict]) -> str:
+    """One line per server: what ``claims.py`` reported, and the claims/s ratio."""
+    lines = ["| server | claims | claims/s | claim p50 ms | claim p95 ms | 409 conflicts | "
+             "5xx | usage = claims, no overcommit |", "|" + "---|" * 8]
+    for name, summary in summaries.items():
+        lines.append(f"| {name} | {summary['claims']} | {summary['claims_per_s']} | "
+                     f"{summary['claim_p50_ms']} | {summary['claim_p95_ms']} | "
+                     f"{summary['conflicts']} | {summary['server_errors']} | "
+                     f"{'yes' if summary['verified'] else 'NO'} |")
+    if len(summaries) == 2:
+        ours, upstream = summaries["ours"]["claims_per_s"], summaries["upstream"]["claims_per_s"]
+        lines += ["", f"claims/s ratio (ours / upstream): {_ratio(upstream, ours)}"]
+    return "\n".join(lines)
+
+
+def report(rows: list[Row], claims: dict[str, dict], args: argparse.Namespace) -> str:
     kind = "SQLite" if args.db is None else sqlalchemy.engine.make_url(args.db).get_backend_name()
     return "\n".join([
         f"### {kind} — {datetime.date.today().isoformat()}",
@@ -608,15 +653,17 @@ def report(rows: list[Row], args: argparse.Namespace) -> str:
         f"client timeout {args.timeout:.0f} s",
         f"* command: `{' '.join(sys.argv)}`",
         "",
-        table(rows),
+        table(rows) if rows else "",
         "",
+        *(["Claims (`benchmarks/claims.py " + " ".join(CLAIMS_ARGS) + "`):", "",
+           claims_table(claims), ""] if claims else []),
     ])
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", help="database server URL (default: SQLite files)")
-    parser.add_argument("--workloads", default="flat,nested,wide,scale")
+    parser.add_argument("--workloads", default="flat,nested,wide,scale,claims")
     parser.add_argument("--upstream-venv", default=DEFAULT_UPSTREAM)
     parser.add_argument("--ours-venv", default=os.path.join(ROOT, ".venv"))
     parser.add_argument("--port", type=int, default=18860)
@@ -637,13 +684,17 @@ def main(argv: list[str] | None = None) -> int:
     flavors = [Flavor(name, venvs[name]) for name in args.servers.split(",")]
     workdir = tempfile.mkdtemp(prefix="placement-bench-")
     rows: list[Row] = []
+    claims: dict[str, dict] = {}
     try:
         for name in args.workloads.split(","):
             print(f"workload {name}", file=sys.stderr)
-            rows += run_workload(name, flavors, args.db, workdir, args)
+            if name == "claims":
+                claims = run_claims(flavors, args.db, workdir, args)
+            else:
+                rows += run_workload(name, flavors, args.db, workdir, args)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
-    text = report(rows, args)
+    text = report(rows, claims, args)
     print(text)
     if args.results:
         with open(args.results, "a") as results:

@@ -279,6 +279,15 @@ class Search:
         allocating = self._allocating
         isolated, granular = self._isolated, set()
         checked = self._checked
+
+        def release(provider: int, needs: tuple, isolate: bool, tree_rule: bool) -> None:
+            """Undo taking ``provider`` (on backtracking only)."""
+            _give_back(used, needs)
+            if isolate:
+                granular.discard(provider)
+            if tree_rule:
+                trees.give_back(provider)
+
         level = 0
         while level >= 0:
             options = levels[level]
@@ -286,12 +295,7 @@ class Search:
             tree_rule = trees is not None and allocating[level]
             index = pos[level]
             if index >= 0:
-                provider, needs = options[index]
-                _give_back(used, needs)
-                if isolate:
-                    granular.discard(provider)
-                if tree_rule:
-                    trees.give_back(provider)
+                release(*options[index], isolate, tree_rule)
                 index += 1
             else:
                 twin = twins[level]
@@ -313,11 +317,7 @@ class Search:
                         chosen[level] = provider
                         if level not in checked or self._allowed(level, chosen, facts):
                             break
-                        _give_back(used, needs)
-                        if isolate:
-                            granular.discard(provider)
-                        if tree_rule:
-                            trees.give_back(provider)
+                        release(provider, needs, isolate, tree_rule)
                 index += 1
             if index == len(options):
                 pos[level] = -1

@@ -38,29 +38,28 @@ class AggregateIds:
 
 def in_aggregates(provider_id: sqlalchemy.ColumnElement, aggregates: AggregateIds) -> list:
     """SQL conditions on ``provider_id``: in one of each ``member_of`` set,
-    in none of ``forbidden`` (correlated, so a few providers cost little)."""
-    rpa = tables.resource_provider_aggregates
-
-    def member(ids: frozenset[int]):
-        return select(rpa.c.aggregate_id).where(rpa.c.resource_provider_id == provider_id,
-                                                rpa.c.aggregate_id.in_(sorted(ids))).exists()
-
-    conditions = [member(any_of) for any_of in aggregates.member_of]
-    if aggregates.forbidden:
-        conditions.append(~member(aggregates.forbidden))
-    return conditions
+    in none of ``forbidden``."""
+    return _linked(tables.resource_provider_aggregates, "aggregate_id", provider_id,
+                   aggregates.member_of, aggregates.forbidden)
 
 
 def has_traits(provider_id: sqlalchemy.ColumnElement, traits: TraitIds) -> list:
     """SQL conditions on ``provider_id``: a trait of each required set, no
     forbidden one."""
-    rpt = tables.resource_provider_traits
+    return _linked(tables.resource_provider_traits, "trait_id", provider_id,
+                   traits.required, traits.forbidden)
 
-    def having(ids: frozenset[int]):
-        return select(rpt.c.trait_id).where(rpt.c.resource_provider_id == provider_id,
-                                            rpt.c.trait_id.in_(sorted(ids))).exists()
 
-    conditions = [having(any_of) for any_of in traits.required]
-    if traits.forbidden:
-        conditions.append(~having(traits.forbidden))
+def _linked(link: sqlalchemy.Table, column: str, provider_id: sqlalchemy.ColumnElement,
+            any_of: tuple[frozenset[int], ...], none_of: frozenset[int]) -> list:
+    """``provider_id`` has a ``link`` row whose ``column`` is in each of
+    ``any_of``, and none whose ``column`` is in ``none_of``."""
+
+    def exists_in(ids: frozenset[int]) -> sqlalchemy.Exists:
+        return select(link.c[column]).where(link.c.resource_provider_id == provider_id,
+                                            link.c[column].in_(sorted(ids))).exists()
+
+    conditions: list = [exists_in(ids) for ids in any_of]
+    if none_of:
+        conditions.append(~exists_in(none_of))
     return conditions

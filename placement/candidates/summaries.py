@@ -69,9 +69,9 @@ def _statements(column) -> tuple:
             .scalar_subquery())
     return (
         select(_RP.c.id, _RP.c.uuid, _RP.c.parent_provider_id, _RP.c.root_provider_id,
-               _INV.c.resource_class_id, _INV.c.total, _INV.c.reserved,
-               _INV.c.allocation_ratio, used)
-        .select_from(_RP.outerjoin(_INV, _INV.c.resource_provider_id == _RP.c.id))
+               _RC.c.name, _INV.c.total, _INV.c.reserved, _INV.c.allocation_ratio, used)
+        .select_from(_RP.outerjoin(_INV, _INV.c.resource_provider_id == _RP.c.id)
+                     .outerjoin(_RC, _RC.c.id == _INV.c.resource_class_id))
         .where(wanted),
         select(_RPT.c.resource_provider_id, _TRAITS.c.name)
         .join(_TRAITS, _TRAITS.c.id == _RPT.c.trait_id)
@@ -82,34 +82,30 @@ def _statements(column) -> tuple:
 
 _BY_ROOT = _statements(_RP.c.root_provider_id)
 _BY_ID = _statements(_RP.c.id)
-_CLASS_NAMES = select(_RC.c.id, _RC.c.name)
 
 
 def load(conn: Connection, roots: Iterable[int], extra: Iterable[int] = ()) -> Trees:
     """The trees rooted at ``roots``, plus the single providers ``extra``."""
     trees = Trees()
-    names: dict[int, str] = dict(conn.execute(_CLASS_NAMES).all())
     for chunk in chunks(set(roots), CHUNK):
-        _load(conn, trees, _BY_ROOT, chunk, names)
+        _load(conn, trees, _BY_ROOT, chunk)
     missing = set(extra) - set(trees.providers)
     for chunk in chunks(missing, CHUNK):
-        _load(conn, trees, _BY_ID, chunk, names)
+        _load(conn, trees, _BY_ID, chunk)
     return trees
 
 
-def _load(conn: Connection, trees: Trees, statements: tuple, ids: list[int],
-          names: dict[int, str]) -> None:
+def _load(conn: Connection, trees: Trees, statements: tuple, ids: list[int]) -> None:
     inventories_query, traits_query = statements
     params = {"ids": ids}
     providers = trees.providers
-    for id_, uuid, parent, root, class_id, total, reserved, ratio, in_use in conn.execute(
+    for id_, uuid, parent, root, class_name, total, reserved, ratio, in_use in conn.execute(
             inventories_query, params).all():
         provider = providers.get(id_)
         if provider is None:
             provider = providers[id_] = Provider(uuid, parent, root)
-        if class_id is not None:
-            provider.resources.append(
-                (names[class_id], int((total - reserved) * ratio), int(in_use)))
+        if class_name is not None:
+            provider.resources.append((class_name, int((total - reserved) * ratio), int(in_use)))
     for id_, name in conn.execute(traits_query, params).all():
         providers[id_].traits.append(name)
 

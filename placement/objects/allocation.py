@@ -27,9 +27,9 @@ from __future__ import annotations
 import collections
 import datetime
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 import sqlalchemy
 from sqlalchemy import case, delete, func, insert, select
@@ -234,11 +234,8 @@ def resolve_owners(engine: Engine, writes: Iterable[ConsumerWrite]) -> dict[str,
     """
     owners = {}
     for wanted in writes:
-        owners[wanted.uuid] = Owner(
-            project_id=consumer_obj.project_id(engine, wanted.project_id),
-            user_id=consumer_obj.user_id(engine, wanted.user_id),
-            consumer_type_id=(consumer_obj.consumer_type_id(engine, wanted.consumer_type)
-                              if wanted.consumer_type is not None else None))
+        owners[wanted.uuid] = Owner(*consumer_obj.owner_ids(
+            engine, wanted.project_id, wanted.user_id, wanted.consumer_type))
     return owners
 
 
@@ -277,7 +274,7 @@ def write(conn: Connection, writes: list[ConsumerWrite], owners: dict[str, Owner
 
 def apply(conn: Connection, writes: list[ConsumerWrite], owners: dict[str, Owner],
           consumers: list[consumer_obj.Consumer],
-          providers: dict[str, rp_obj.Provider]) -> dict[str, int]:
+          providers: Mapping[str, LockedProvider | rp_obj.Provider]) -> dict[str, int]:
     """Check and write the allocations, then claim consumers and providers.
 
     ``providers`` holds at least the providers the writes name, with the
@@ -287,8 +284,7 @@ def apply(conn: Connection, writes: list[ConsumerWrite], owners: dict[str, Owner
     items, removed_from = _items(conn, writes, providers)
     touched = {p.id: p for p in providers.values()}
     if removed_from:
-        lock_providers(conn, _RP.c.id.in_(removed_from))
-        touched.update(rp_obj.get_by_ids(conn, removed_from))
+        touched.update((p.id, p) for p in lock_providers(conn, _RP.c.id.in_(removed_from)))
     # Generations were read before this point; anything committed after
     # those reads moves a generation and makes the final swap fail.
     _check(conn, items, {w.uuid for w in writes})
@@ -351,21 +347,32 @@ def consumer_generation_conflict(expected: object, given: object) -> errors.Conf
                            code=errors.CONCURRENT_UPDATE)
 
 
-def lock_providers(conn: Connection, which: sqlalchemy.ColumnElement[bool]) -> None:
+class LockedProvider(NamedTuple):
+    """What an allocation write needs of a provider, read under its row lock."""
+
+    id: int
+    uuid: str
+    generation: int
+
+
+def lock_providers(conn: Connection,
+                   which: sqlalchemy.ColumnElement[bool]) -> list[LockedProvider]:
     """Row-lock the providers matching ``which``, in id order, until commit.
 
     Concurrent writers of the same provider then queue here instead of all
     doing the work and all but one losing the final compare-and-swap.
     SQLite has no row locks and needs none: its writers are serialized.
     """
-    conn.execute(select(_RP.c.id).where(which).order_by(_RP.c.id).with_for_update()).all()
+    return [LockedProvider(*row) for row in conn.execute(
+        select(_RP.c.id, _RP.c.uuid, _RP.c.generation).where(which)
+        .order_by(_RP.c.id).with_for_update())]
 
 
-def named_providers(conn: Connection, writes: list[ConsumerWrite]) -> dict[str, rp_obj.Provider]:
-    """The providers the writes allocate on; 400 for the first that is missing."""
+def named_providers(conn: Connection, writes: list[ConsumerWrite]) -> dict[str, LockedProvider]:
+    """The providers the writes allocate on, locked; 400 for the first that is missing."""
     wanted = list(dict.fromkeys(u for w in writes for u in w.allocations))
-    lock_providers(conn, _RP.c.uuid.in_(wanted))
-    found = rp_obj.get_by_uuids(conn, wanted)
+    # Exact matches only (MySQL's collation would let an upper-case uuid in).
+    found = {p.uuid: p for p in lock_providers(conn, _RP.c.uuid.in_(wanted)) if p.uuid in wanted}
     for uuid in wanted:
         if uuid not in found:
             raise errors.BadRequest(
@@ -374,7 +381,8 @@ def named_providers(conn: Connection, writes: list[ConsumerWrite]) -> dict[str, 
 
 
 def _items(conn: Connection, writes: list[ConsumerWrite],
-           providers: dict[str, rp_obj.Provider]) -> tuple[list[_Item], set[int]]:
+           providers: Mapping[str, LockedProvider | rp_obj.Provider]
+           ) -> tuple[list[_Item], set[int]]:
     """The write as items, in request order, plus removals for emptied consumers.
 
     Returns the items and the ids of providers that only appear because an

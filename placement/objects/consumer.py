@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import sqlalchemy
-from sqlalchemy import Table, delete, exists, insert, select, update
+from sqlalchemy import Table, bindparam, delete, exists, insert, select, update
 from sqlalchemy.engine import Connection, Engine
 
 from placement import errors
@@ -55,21 +55,42 @@ class Consumer:
 
 # --- projects, users, consumer types ----------------------------------------
 
-def _lookup_id(engine: Engine, table: Table, column: str, value: str) -> int:
-    """The id of ``table``'s row whose ``column`` is ``value``, created if missing."""
-    query = select(table.c.id).where(table.c[column] == value)
+def _id_of(table: Table, column: str, param: str) -> sqlalchemy.ScalarSelect:
+    return select(table.c.id).where(table.c[column] == bindparam(param)).scalar_subquery()
 
-    def find(conn: Connection) -> int | None:
-        # The column's collation decides what "the same name" is, as upstream.
-        return conn.execute(query).scalar()
 
+#: The three ids in one read (the usual case: all of them exist already).
+#: The column's collation decides what "the same name" is, as upstream.
+_OWNER_IDS = select(_id_of(tables.projects, "external_id", "project"),
+                    _id_of(tables.users, "external_id", "user"),
+                    _id_of(tables.consumer_types, "name", "type"))
+
+
+def owner_ids(engine: Engine, project: str, user: str,
+              consumer_type: str | None = None) -> tuple[int, int, int | None]:
+    """Internal ids of a project, a user and (if named) a consumer type,
+    each created on first use."""
     with reader(engine) as conn:
-        found = find(conn)
-    if found is not None:
-        return found
+        found = conn.execute(_OWNER_IDS, {"project": project, "user": user,
+                                          "type": consumer_type}).one()
+    project_id = found[0] if found[0] is not None else _create_id(
+        engine, tables.projects, "external_id", project)
+    user_id = found[1] if found[1] is not None else _create_id(
+        engine, tables.users, "external_id", user)
+    if consumer_type is None:
+        return project_id, user_id, None
+    type_id = found[2] if found[2] is not None else _create_id(
+        engine, tables.consumer_types, "name", consumer_type)
+    return project_id, user_id, type_id
+
+
+def _create_id(engine: Engine, table: Table, column: str, value: str) -> int:
+    """Insert ``table``'s row whose ``column`` is ``value`` unless someone
+    just did; its id either way."""
+    query = select(table.c.id).where(table.c[column] == value)
     try:
         with writer(engine) as conn:
-            found = find(conn)
+            found = conn.execute(query).scalar()
             if found is None:
                 found = conn.execute(insert(table).values(
                     {column: value, "created_at": tables.utcnow()})).inserted_primary_key[0]
@@ -77,25 +98,10 @@ def _lookup_id(engine: Engine, table: Table, column: str, value: str) -> int:
     except sqlalchemy.exc.IntegrityError:
         # Someone else created it between our look and our insert.
         with reader(engine) as conn:
-            found = find(conn)
+            found = conn.execute(query).scalar()
         if found is None:
             raise
         return found
-
-
-def project_id(engine: Engine, external_id: str) -> int:
-    """Internal id of the project ``external_id`` (created on first use)."""
-    return _lookup_id(engine, tables.projects, "external_id", external_id)
-
-
-def user_id(engine: Engine, external_id: str) -> int:
-    """Internal id of the user ``external_id`` (created on first use)."""
-    return _lookup_id(engine, tables.users, "external_id", external_id)
-
-
-def consumer_type_id(engine: Engine, name: str) -> int:
-    """Internal id of the consumer type ``name`` (created on first use)."""
-    return _lookup_id(engine, tables.consumer_types, "name", name)
 
 
 # --- consumer rows, inside the caller's transaction ----------------------------

@@ -55,8 +55,7 @@ def create_incomplete_consumers(engine: Engine, limit: int,
                                 owner: IncompleteOwner) -> tuple[int, int]:
     """Give up to ``limit`` consumers that only exist in allocations a record."""
     allocs, consumers = tables.allocations, tables.consumers
-    project_id = consumer_obj.project_id(engine, owner.project_id)
-    user_id = consumer_obj.user_id(engine, owner.user_id)
+    project_id, user_id, _ = consumer_obj.owner_ids(engine, owner.project_id, owner.user_id)
     with db.writer(engine) as conn:
         missing = conn.execute(
             sa.select(allocs.c.consumer_id)

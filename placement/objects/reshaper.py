@@ -64,7 +64,8 @@ def _reshape(conn: Connection, inventories: Mapping[str, InventoryChange],
         list(inventories) + [rp for w in writes for rp in w.allocations]))
     reshaped = _reshaped_providers(conn, inventories)
     consumers = allocation.prepare_consumers(conn, writes, owners)
-    providers = allocation.named_providers(conn, writes)
+    providers: dict[str, allocation.LockedProvider | rp_obj.Provider] = (
+        allocation.named_providers(conn, writes))
     allocation.resource_class_ids(
         conn, [rc for change in inventories.values() for rc in change.records])
 

@@ -18,6 +18,7 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+import os_resource_classes
 import sqlalchemy
 from sqlalchemy import delete, exists, func, insert, select, update
 from sqlalchemy.engine import Connection, Engine
@@ -36,6 +37,12 @@ MIN_CUSTOM_ID = 10000
 CREATE_ATTEMPTS = 100
 
 _RC = tables.resource_classes
+
+#: Standard ids never change: each is the name's position in
+#: ``os_resource_classes.STANDARDS``, and the start-up sync
+#: (``placement.db.standard``) refuses to run on a database where it is not.
+#: So these names need no query.
+_STANDARD_IDS = {name: index for index, name in enumerate(os_resource_classes.STANDARDS)}
 
 NOT_FOUND_MESSAGE = "No such resource class {names}."
 
@@ -65,8 +72,15 @@ def resource_class_ids(conn: Connection, names: Iterable[str], *,
                        message: str = NOT_FOUND_MESSAGE,
                        error: type[errors.PlacementError] = errors.NotFound) -> dict[str, int]:
     """Map each of ``names`` to its id; unknown ones raise ``error(message)``
-    (placeholders as in :func:`placement.objects.lookup.rows_by_name`)."""
-    return lookup.ids_by_name(conn, _RC, names, message=message, error=error)
+    (placeholders as in :func:`placement.objects.lookup.rows_by_name`).
+
+    Only custom names are looked up in the database (see ``_STANDARD_IDS``).
+    """
+    wanted = list(dict.fromkeys(names))
+    custom = lookup.ids_by_name(conn, _RC, [name for name in wanted if name not in _STANDARD_IDS],
+                                message=message, error=error)
+    return {name: _STANDARD_IDS[name] if name in _STANDARD_IDS else custom[name]
+            for name in wanted}
 
 
 def resource_class_id(conn: Connection, name: str, *,

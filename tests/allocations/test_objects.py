@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from sqlalchemy import func, select
 
 from placement import errors
+from placement.db import tables
+from placement.db.transaction import reader
 from placement.objects import allocation, reshaper
 from placement.objects import consumer as consumer_obj
 from placement.objects import inventory as inv_obj
@@ -74,11 +77,15 @@ def test_domain_errors(api):
 
 
 def test_owner_rows_are_created_once(api):
-    first = consumer_obj.project_id(api.engine, "shared-project")
-    assert consumer_obj.project_id(api.engine, "shared-project") == first
-    assert consumer_obj.user_id(api.engine, "shared-project") != 0
-    assert consumer_obj.consumer_type_id(api.engine, "SHARED") == \
-        consumer_obj.consumer_type_id(api.engine, "SHARED")
+    first = consumer_obj.owner_ids(api.engine, "shared-project", "shared-project", "SHARED")
+    assert consumer_obj.owner_ids(api.engine, "shared-project", "shared-project",
+                                  "SHARED") == first
+    project, user, consumer_type = consumer_obj.owner_ids(api.engine, "shared-project",
+                                                          "other-user")
+    assert (project, consumer_type) == (first[0], None) and user != first[1]
+    with reader(api.engine) as conn:
+        assert conn.execute(select(func.count()).select_from(tables.projects).where(
+            tables.projects.c.external_id == "shared-project")).scalar() == 1
 
 
 def test_reshape_failure_changes_nothing(api):

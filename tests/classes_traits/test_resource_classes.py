@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os_resource_classes
 import pytest
-from sqlalchemy import insert
+from sqlalchemy import event, insert
 
 from placement import errors
 from placement.db import tables, writer
@@ -100,3 +100,25 @@ def test_lookups_report_unknown_names_with_the_callers_message(engine):
         with pytest.raises(errors.BadRequest, match="^Unknown: vcpu, CUSTOM_NOPE$"):
             rc_obj.resource_class_ids(conn, ["VCPU", "vcpu", "CUSTOM_NOPE"],
                                       message="Unknown: {names}", error=errors.BadRequest)
+
+
+def test_standard_names_need_no_query(engine):
+    """Standard ids are fixed by the start-up sync, so a lookup of standard
+    names alone does not touch the database (custom names still do)."""
+    statements: list[str] = []
+
+    def record(conn, cursor, statement, *args) -> None:
+        statements.append(statement)
+
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        with writer(engine) as conn:
+            before = len(statements)
+            assert rc_obj.resource_class_ids(conn, ["MEMORY_MB", "VCPU"]) == {
+                "MEMORY_MB": 1, "VCPU": 0}
+            assert len(statements) == before
+            with pytest.raises(errors.NotFound):
+                rc_obj.resource_class_ids(conn, ["VCPU", "CUSTOM_NOPE"])
+            assert len(statements) == before + 1
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
