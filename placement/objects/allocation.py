@@ -303,8 +303,9 @@ def apply(conn: Connection, writes: list[ConsumerWrite], owners: dict[str, Owner
         consumer_obj.set_owner(conn, consumer, project_id=owner.project_id,
                                user_id=owner.user_id, consumer_type_id=owner.consumer_type_id)
         # Only consumers that had something to write or remove are bumped
-        # (as upstream); the others are deleted just below.
-        if consumer.uuid in visited:
+        # (as upstream); the others are deleted just below. One this write
+        # created already stands at its bumped generation.
+        if consumer.uuid in visited and not consumer.fresh:
             consumer_obj.claim(conn, consumer)
     # A consumer left without allocations goes, even one that never had any
     # (upstream keeps that one, at generation 0, where no client can see it).
@@ -332,10 +333,13 @@ def prepare_consumers(conn: Connection, writes: list[ConsumerWrite],
         found = existing.get(wanted.uuid)
         if found is None:
             owner = owners[wanted.uuid]
+            # One that gets allocations would be claimed (0 → 1) by apply().
+            claimed = any(wanted.allocations.values())
             try:
                 found = consumer_obj.create(conn, wanted.uuid, project_id=owner.project_id,
                                             user_id=owner.user_id,
-                                            consumer_type_id=owner.consumer_type_id)
+                                            consumer_type_id=owner.consumer_type_id,
+                                            generation=1 if claimed else 0)
             except sqlalchemy.exc.IntegrityError:
                 raise _ConsumerCreateRace() from None
         consumers.append(found)

@@ -51,6 +51,8 @@ class Consumer:
     user_id: int
     generation: int
     consumer_type_id: int | None
+    #: Inserted by the current transaction, already at its final generation.
+    fresh: bool = False
 
 
 # --- projects, users, consumer types ----------------------------------------
@@ -118,17 +120,18 @@ def get_by_uuids(conn: Connection, uuids: Iterable[str]) -> dict[str, Consumer]:
 
 
 def create(conn: Connection, uuid: str, *, project_id: int, user_id: int,
-           consumer_type_id: int | None) -> Consumer:
-    """Insert a consumer with generation 0.
+           consumer_type_id: int | None, generation: int = 0) -> Consumer:
+    """Insert a consumer (fresh: no other transaction can see it yet, so it
+    may start at the generation the write will leave it with).
 
     A concurrent creator of the same uuid makes this raise
     ``sqlalchemy.exc.IntegrityError`` (at insert or at commit); the caller
     runs its transaction again and then finds the row.
     """
     new_id = conn.execute(insert(_CONSUMERS).values(
-        uuid=uuid, project_id=project_id, user_id=user_id, generation=0,
+        uuid=uuid, project_id=project_id, user_id=user_id, generation=generation,
         consumer_type_id=consumer_type_id, created_at=tables.utcnow())).inserted_primary_key[0]
-    return Consumer(new_id, uuid, project_id, user_id, 0, consumer_type_id)
+    return Consumer(new_id, uuid, project_id, user_id, generation, consumer_type_id, fresh=True)
 
 
 def set_owner(conn: Connection, consumer: Consumer, *, project_id: int, user_id: int,
