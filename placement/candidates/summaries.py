@@ -16,8 +16,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from json.encoder import encode_basestring_ascii
 
-from sqlalchemy import bindparam, func, select
+import sqlalchemy
+from sqlalchemy import String, bindparam, cast, func, select
 from sqlalchemy.engine import Connection
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.expression import ColumnElement
 
 from placement import microversion as mv
 from placement.candidates.trees import chunks
@@ -44,7 +47,9 @@ class Provider:
         self.parent = parent
         self.root = root
         #: (class name, capacity, used) per inventory, in the order read
+        #: (providers of one model may share these lists: never change them)
         self.resources: list[tuple[str, int, int]] = []
+        #: trait names, sorted
         self.traits: list[str] = []
 
 
@@ -58,30 +63,62 @@ class Trees:
         return self.providers[provider].uuid
 
 
-def _statements(column) -> tuple:
-    """The reads for providers whose ``column`` is in ``:ids``, built once
-    (SQLAlchemy then reuses their compiled form): each provider with each of
-    its inventories (or none), and their traits."""
-    wanted = column.in_(bindparam("ids", expanding=True))
+class _FloatText(ColumnElement[str]):
+    """A float as text that reads back as the very value the driver would
+    have returned for the column (SQLite's plain ``CAST`` keeps only 15
+    digits; the others print what their drivers read)."""
+
+    type = String()
+    inherit_cache = True
+
+    def __init__(self, value: ColumnElement) -> None:
+        self.value = value
+
+
+@compiles(_FloatText)
+def _float_text(element: _FloatText, compiler, **kw) -> str:
+    return compiler.process(cast(element.value, String), **kw)
+
+
+@compiles(_FloatText, "sqlite")
+def _float_text_sqlite(element: _FloatText, compiler, **kw) -> str:
+    return f"printf('%!.17g', {compiler.process(element.value, **kw)})"
+
+
+def _statement(column) -> sqlalchemy.Select:
+    """The read of the providers whose ``column`` is in ``:ids``, built once
+    (SQLAlchemy then reuses its compiled form): one row per provider, its
+    inventories and traits each folded into one text column (``,``
+    between items, inventory fields split by blanks; names of classes and
+    traits have neither). A row per inventory and per trait costs several
+    times more to fetch and convert, mostly in the driver.
+    """
     used = (select(func.coalesce(func.sum(_ALLOC.c.used), 0))
             .where(_ALLOC.c.resource_provider_id == _INV.c.resource_provider_id,
                    _ALLOC.c.resource_class_id == _INV.c.resource_class_id)
             .scalar_subquery())
-    return (
-        select(_RP.c.id, _RP.c.uuid, _RP.c.parent_provider_id, _RP.c.root_provider_id,
-               _RC.c.name, _INV.c.total, _INV.c.reserved, _INV.c.allocation_ratio, used)
-        .select_from(_RP.outerjoin(_INV, _INV.c.resource_provider_id == _RP.c.id)
-                     .outerjoin(_RC, _RC.c.id == _INV.c.resource_class_id))
-        .where(wanted),
-        select(_RPT.c.resource_provider_id, _TRAITS.c.name)
-        .join(_TRAITS, _TRAITS.c.id == _RPT.c.trait_id)
-        .join(_RP, _RP.c.id == _RPT.c.resource_provider_id)
-        .where(wanted).order_by(_RPT.c.resource_provider_id, _RPT.c.trait_id),
-    )
+    inventory = _RC.c.name
+    for part in (cast(_INV.c.total, String), cast(_INV.c.reserved, String),
+                 _FloatText(_INV.c.allocation_ratio), cast(used, String)):
+        inventory = inventory + " " + part
+    inventories = (select(func.aggregate_strings(inventory, ","))
+                   .select_from(_INV.join(_RC, _RC.c.id == _INV.c.resource_class_id))
+                   .where(_INV.c.resource_provider_id == _RP.c.id)
+                   # MariaDB would otherwise try every class on each provider.
+                   .prefix_with("STRAIGHT_JOIN", dialect="mysql")
+                   .prefix_with("STRAIGHT_JOIN", dialect="mariadb")
+                   .scalar_subquery())
+    traits = (select(func.aggregate_strings(_TRAITS.c.name, ","))
+              .select_from(_RPT.join(_TRAITS, _TRAITS.c.id == _RPT.c.trait_id))
+              .where(_RPT.c.resource_provider_id == _RP.c.id)
+              .scalar_subquery())
+    return (select(_RP.c.id, _RP.c.uuid, _RP.c.parent_provider_id, _RP.c.root_provider_id,
+                   inventories, traits)
+            .where(column.in_(bindparam("ids", expanding=True))))
 
 
-_BY_ROOT = _statements(_RP.c.root_provider_id)
-_BY_ID = _statements(_RP.c.id)
+_BY_ROOT = _statement(_RP.c.root_provider_id)
+_BY_ID = _statement(_RP.c.id)
 
 
 def load(conn: Connection, roots: Iterable[int], extra: Iterable[int] = ()) -> Trees:
@@ -95,19 +132,29 @@ def load(conn: Connection, roots: Iterable[int], extra: Iterable[int] = ()) -> T
     return trees
 
 
-def _load(conn: Connection, trees: Trees, statements: tuple, ids: list[int]) -> None:
-    inventories_query, traits_query = statements
-    params = {"ids": ids}
+def _load(conn: Connection, trees: Trees, statement: sqlalchemy.Select, ids: list[int]) -> None:
     providers = trees.providers
-    for id_, uuid, parent, root, class_name, total, reserved, ratio, in_use in conn.execute(
-            inventories_query, params).all():
-        provider = providers.get(id_)
-        if provider is None:
-            provider = providers[id_] = Provider(uuid, parent, root)
-        if class_name is not None:
-            provider.resources.append((class_name, int((total - reserved) * ratio), int(in_use)))
-    for id_, name in conn.execute(traits_query, params).all():
-        providers[id_].traits.append(name)
+    # Providers of one model share the same texts: each is parsed once.
+    parsed_inventories: dict[str, list[tuple[str, int, int]]] = {"": []}
+    parsed_traits: dict[str, list[str]] = {"": []}
+    for id_, uuid, parent, root, inventories, traits in conn.execute(
+            statement, {"ids": ids}).all():
+        provider = providers[id_] = Provider(uuid, parent, root)
+        resources = parsed_inventories.get(inventories or "")
+        if resources is None:
+            resources = parsed_inventories[inventories] = [
+                _inventory(item) for item in inventories.split(",")]
+        provider.resources = resources
+        names = parsed_traits.get(traits or "")
+        if names is None:
+            names = parsed_traits[traits] = sorted(traits.split(","))
+        provider.traits = names
+
+
+def _inventory(text: str) -> tuple[str, int, int]:
+    """``"NAME total reserved ratio used"`` → (name, capacity, used)."""
+    name, total, reserved, ratio, used = text.split(" ")
+    return name, int((int(total) - int(reserved)) * float(ratio)), int(used)
 
 
 def render(trees: Trees, shown: Iterable[int], version: mv.Version,

@@ -19,8 +19,9 @@ SQLite
 
 MySQL / MariaDB
     ``utf8mb4`` unless the URL names a charset, the configured session
-    ``sql_mode`` on every new connection, ``pool_pre_ping`` and recycling so
-    connections killed by ``wait_timeout`` are not handed out.
+    ``sql_mode`` and a large ``group_concat_max_len`` on every new
+    connection, ``pool_pre_ping`` and recycling so connections killed by
+    ``wait_timeout`` are not handed out.
     The isolation level is ``READ COMMITTED``: it matches PostgreSQL's
     default so both behave the same; our writes rely on compare-and-swap
     ``UPDATE ... WHERE generation = :g`` rather than on snapshot reads; a
@@ -131,8 +132,7 @@ def engine_from_url(
                 url = url.update_query_dict({"charset": "utf8mb4"})
             kwargs["isolation_level"] = _MYSQL_ISOLATION
             engine = sqlalchemy.create_engine(url, **kwargs)
-            if mysql_sql_mode:
-                _set_mysql_sql_mode(engine, mysql_sql_mode)
+            _set_mysql_session(engine, mysql_sql_mode)
         else:
             engine = sqlalchemy.create_engine(url, **kwargs)
     return engine
@@ -193,12 +193,19 @@ def _sqlite_engine(url: URL, kwargs: dict[str, Any], synchronous: bool, busy_tim
     return engine
 
 
-def _set_mysql_sql_mode(engine: Engine, sql_mode: str) -> None:
+#: Bytes a ``GROUP_CONCAT`` may return (MySQL's default, 1024, would cut a
+#: provider's list of traits short without an error).
+MYSQL_GROUP_CONCAT_MAX_LEN = 16 * 1024 * 1024
+
+
+def _set_mysql_session(engine: Engine, sql_mode: str | None) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         cursor = dbapi_connection.cursor()
         try:
-            cursor.execute("SET SESSION sql_mode = %s", (sql_mode,))
+            cursor.execute(f"SET SESSION group_concat_max_len = {MYSQL_GROUP_CONCAT_MAX_LEN}")
+            if sql_mode:
+                cursor.execute("SET SESSION sql_mode = %s", (sql_mode,))
         finally:
             cursor.close()
 

@@ -8,11 +8,14 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sqlalchemy import select
 
 from placement import errors
 from placement import microversion as mv
 from placement.candidates import engine
 from placement.candidates import request as candidate_request
+from placement.db import tables
+from placement.db.transaction import reader
 from tests import rig
 from tests.candidates.test_property import queries, worlds
 from tests.candidates.world import Inventory, World, erase, write
@@ -165,3 +168,35 @@ def test_a_limit_returns_the_first_of_the_whole_answer(db_engine, small_windows,
     if version >= mv.NESTED_CANDIDATES:
         assert set(first["provider_summaries"]) <= set(whole["provider_summaries"])
         assert first["provider_summaries"] == capped["provider_summaries"]
+
+
+def test_summaries_read_long_trait_lists_and_exact_ratios(db_engine):
+    """Summaries fold each provider's traits and inventories into one text
+    column: a list longer than MySQL's default GROUP_CONCAT limit (1 KiB)
+    comes back whole, and capacity uses the allocation ratio exactly as the
+    driver reads the column (as upstream computes it)."""
+    with reader(db_engine) as conn:
+        every_trait = sorted(conn.execute(select(tables.traits.c.name)).scalars())
+    world = World()
+    world.add(inventories={"VCPU": Inventory(7, allocation_ratio=1.3333333),
+                           "MEMORY_MB": Inventory(1000, reserved=1, allocation_ratio=0.9),
+                           "DISK_GB": Inventory(3, allocation_ratio=1 / 3)},
+              traits=set(every_trait))
+    write(db_engine, world)
+    try:
+        with reader(db_engine) as conn:
+            read_back = dict(conn.execute(
+                select(tables.resource_classes.c.name, tables.inventories.c.allocation_ratio)
+                .join(tables.inventories,
+                      tables.inventories.c.resource_class_id == tables.resource_classes.c.id)
+            ).all())
+        body = _find(db_engine, [("resources", "VCPU:1")])
+        summary = body["provider_summaries"][world.providers[1].uuid]
+        assert len(", ".join(every_trait)) > 1024
+        assert summary["traits"] == every_trait
+        assert summary["resources"] == {
+            "VCPU": {"capacity": int(7 * read_back["VCPU"]), "used": 0},
+            "MEMORY_MB": {"capacity": int(999 * read_back["MEMORY_MB"]), "used": 0},
+            "DISK_GB": {"capacity": int(3 * read_back["DISK_GB"]), "used": 0}}
+    finally:
+        erase(db_engine, world)
