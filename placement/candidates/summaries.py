@@ -49,7 +49,7 @@ class Provider:
         #: (class name, capacity, used) per inventory, in the order read
         #: (providers of one model may share these lists: never change them)
         self.resources: list[tuple[str, int, int]] = []
-        #: trait names, sorted
+        #: trait names, in trait id order
         self.traits: list[str] = []
 
 
@@ -89,8 +89,8 @@ def _statement(column) -> sqlalchemy.Select:
     """The read of the providers whose ``column`` is in ``:ids``, built once
     (SQLAlchemy then reuses its compiled form): one row per provider, its
     inventories and traits each folded into one text column (``,``
-    between items, inventory fields split by blanks; names of classes and
-    traits have neither). A row per inventory and per trait costs several
+    between items, their fields split by blanks: class and trait names
+    have neither). A row per inventory and per trait costs several
     times more to fetch and convert, mostly in the driver.
     """
     used = (select(func.coalesce(func.sum(_ALLOC.c.used), 0))
@@ -108,7 +108,8 @@ def _statement(column) -> sqlalchemy.Select:
                    .prefix_with("STRAIGHT_JOIN", dialect="mysql")
                    .prefix_with("STRAIGHT_JOIN", dialect="mariadb")
                    .scalar_subquery())
-    traits = (select(func.aggregate_strings(_TRAITS.c.name, ","))
+    trait = cast(_TRAITS.c.id, String) + " " + _TRAITS.c.name
+    traits = (select(func.aggregate_strings(trait, ","))
               .select_from(_RPT.join(_TRAITS, _TRAITS.c.id == _RPT.c.trait_id))
               .where(_RPT.c.resource_provider_id == _RP.c.id)
               .scalar_subquery())
@@ -147,8 +148,14 @@ def _load(conn: Connection, trees: Trees, statement: sqlalchemy.Select, ids: lis
         provider.resources = resources
         names = parsed_traits.get(traits or "")
         if names is None:
-            names = parsed_traits[traits] = sorted(traits.split(","))
+            names = parsed_traits[traits] = _trait_names(traits)
         provider.traits = names
+
+
+def _trait_names(text: str) -> list[str]:
+    """``"id name,id name"`` → the names in id order (as upstream lists them)."""
+    pairs = [item.split(" ") for item in text.split(",")]
+    return [name for _, name in sorted(pairs, key=lambda pair: int(pair[0]))]
 
 
 def _inventory(text: str) -> tuple[str, int, int]:

@@ -173,10 +173,11 @@ def test_a_limit_returns_the_first_of_the_whole_answer(db_engine, small_windows,
 def test_summaries_read_long_trait_lists_and_exact_ratios(db_engine):
     """Summaries fold each provider's traits and inventories into one text
     column: a list longer than MySQL's default GROUP_CONCAT limit (1 KiB)
-    comes back whole, and capacity uses the allocation ratio exactly as the
+    comes back whole and in id order, and capacity uses the allocation ratio exactly as the
     driver reads the column (as upstream computes it)."""
     with reader(db_engine) as conn:
-        every_trait = sorted(conn.execute(select(tables.traits.c.name)).scalars())
+        every_trait = list(conn.execute(select(tables.traits.c.name)
+                                        .order_by(tables.traits.c.id)).scalars())
     world = World()
     world.add(inventories={"VCPU": Inventory(7, allocation_ratio=1.3333333),
                            "MEMORY_MB": Inventory(1000, reserved=1, allocation_ratio=0.9),
@@ -193,7 +194,7 @@ def test_summaries_read_long_trait_lists_and_exact_ratios(db_engine):
         body = _find(db_engine, [("resources", "VCPU:1")])
         summary = body["provider_summaries"][world.providers[1].uuid]
         assert len(", ".join(every_trait)) > 1024
-        assert summary["traits"] == every_trait
+        assert summary["traits"] == every_trait  # in id order, as upstream
         assert summary["resources"] == {
             "VCPU": {"capacity": int(7 * read_back["VCPU"]), "used": 0},
             "MEMORY_MB": {"capacity": int(999 * read_back["MEMORY_MB"]), "used": 0},
