@@ -85,14 +85,23 @@ def _float_text_sqlite(element: _FloatText, compiler, **kw) -> str:
     return f"printf('%!.17g', {compiler.process(element.value, **kw)})"
 
 
-def _statement(column) -> sqlalchemy.Select:
-    """The read of the providers whose ``column`` is in ``:ids``, built once
-    (SQLAlchemy then reuses its compiled form): one row per provider, its
-    inventories and traits each folded into one text column (``,``
-    between items, their fields split by blanks: class and trait names
-    have neither). A row per inventory and per trait costs several
-    times more to fetch and convert, mostly in the driver.
+def _in_written_order(query: sqlalchemy.Select) -> sqlalchemy.Select:
+    """MySQL/MariaDB: join from the providers, as written (left alone,
+    MariaDB may start from the traits or classes and read far more)."""
+    return (query.prefix_with("STRAIGHT_JOIN", dialect="mysql")
+            .prefix_with("STRAIGHT_JOIN", dialect="mariadb"))
+
+
+def _statements(column) -> tuple[sqlalchemy.Select, sqlalchemy.Select]:
+    """The reads of the providers whose ``column`` is in ``:ids``, built once
+    (SQLAlchemy then reuses their compiled form): each provider with its
+    inventories, and the traits of those that have some, one row per
+    provider, the items folded into one text column (``,`` between items,
+    their fields split by blanks: class and trait names have neither).
+    A row per inventory and per trait costs several times more to fetch
+    and convert, mostly in the driver.
     """
+    wanted = column.in_(bindparam("ids", expanding=True))
     used = (select(func.coalesce(func.sum(_ALLOC.c.used), 0))
             .where(_ALLOC.c.resource_provider_id == _INV.c.resource_provider_id,
                    _ALLOC.c.resource_class_id == _INV.c.resource_class_id)
@@ -101,25 +110,24 @@ def _statement(column) -> sqlalchemy.Select:
     for part in (cast(_INV.c.total, String), cast(_INV.c.reserved, String),
                  _FloatText(_INV.c.allocation_ratio), cast(used, String)):
         inventory = inventory + " " + part
-    inventories = (select(func.aggregate_strings(inventory, ","))
-                   .select_from(_INV.join(_RC, _RC.c.id == _INV.c.resource_class_id))
-                   .where(_INV.c.resource_provider_id == _RP.c.id)
-                   # MariaDB would otherwise try every class on each provider.
-                   .prefix_with("STRAIGHT_JOIN", dialect="mysql")
-                   .prefix_with("STRAIGHT_JOIN", dialect="mariadb")
-                   .scalar_subquery())
+    provider = (_RP.c.id, _RP.c.uuid, _RP.c.parent_provider_id, _RP.c.root_provider_id)
     trait = cast(_TRAITS.c.id, String) + " " + _TRAITS.c.name
-    traits = (select(func.aggregate_strings(trait, ","))
-              .select_from(_RPT.join(_TRAITS, _TRAITS.c.id == _RPT.c.trait_id))
-              .where(_RPT.c.resource_provider_id == _RP.c.id)
-              .scalar_subquery())
-    return (select(_RP.c.id, _RP.c.uuid, _RP.c.parent_provider_id, _RP.c.root_provider_id,
-                   inventories, traits)
-            .where(column.in_(bindparam("ids", expanding=True))))
+    return (
+        _in_written_order(
+            select(*provider, func.aggregate_strings(inventory, ","))
+            .select_from(_RP.outerjoin(_INV, _INV.c.resource_provider_id == _RP.c.id)
+                         .outerjoin(_RC, _RC.c.id == _INV.c.resource_class_id))
+            .where(wanted).group_by(*provider)),
+        _in_written_order(
+            select(_RPT.c.resource_provider_id, func.aggregate_strings(trait, ","))
+            .select_from(_RP.join(_RPT, _RPT.c.resource_provider_id == _RP.c.id)
+                         .join(_TRAITS, _TRAITS.c.id == _RPT.c.trait_id))
+            .where(wanted).group_by(_RPT.c.resource_provider_id)),
+    )
 
 
-_BY_ROOT = _statement(_RP.c.root_provider_id)
-_BY_ID = _statement(_RP.c.id)
+_BY_ROOT = _statements(_RP.c.root_provider_id)
+_BY_ID = _statements(_RP.c.id)
 
 
 def load(conn: Connection, roots: Iterable[int], extra: Iterable[int] = ()) -> Trees:
@@ -133,23 +141,25 @@ def load(conn: Connection, roots: Iterable[int], extra: Iterable[int] = ()) -> T
     return trees
 
 
-def _load(conn: Connection, trees: Trees, statement: sqlalchemy.Select, ids: list[int]) -> None:
+def _load(conn: Connection, trees: Trees, statements: tuple, ids: list[int]) -> None:
+    inventories_query, traits_query = statements
+    params = {"ids": ids}
     providers = trees.providers
     # Providers of one model share the same texts: each is parsed once.
-    parsed_inventories: dict[str, list[tuple[str, int, int]]] = {"": []}
-    parsed_traits: dict[str, list[str]] = {"": []}
-    for id_, uuid, parent, root, inventories, traits in conn.execute(
-            statement, {"ids": ids}).all():
+    parsed_inventories: dict[str | None, list[tuple[str, int, int]]] = {None: []}
+    for id_, uuid, parent, root, inventories in conn.execute(inventories_query, params).all():
         provider = providers[id_] = Provider(uuid, parent, root)
-        resources = parsed_inventories.get(inventories or "")
+        resources = parsed_inventories.get(inventories)
         if resources is None:
             resources = parsed_inventories[inventories] = [
                 _inventory(item) for item in inventories.split(",")]
         provider.resources = resources
-        names = parsed_traits.get(traits or "")
+    parsed_traits: dict[str, list[str]] = {}
+    for id_, traits in conn.execute(traits_query, params).all():
+        names = parsed_traits.get(traits)
         if names is None:
             names = parsed_traits[traits] = _trait_names(traits)
-        provider.traits = names
+        providers[id_].traits = names
 
 
 def _trait_names(text: str) -> list[str]:
