@@ -8,7 +8,7 @@ A pipeline of steps, each usable and testable alone:
 ``trees``      sharing-provider anchors and ancestry of the survivors (SQL)
 ``slots``      each group's options per anchor, from the rows of one window
 ``combine``    one choice per group per anchor, pruned as it goes (pure)
-``summaries``  provider summaries of the trees that made it (SQL + render)
+``summaries``  provider summaries of the trees that made it (SQL + JSON text)
 ``output``     the response body, written as JSON text
 ``engine``     runs the steps, window by window, until the answer is complete
 """

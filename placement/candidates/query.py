@@ -157,19 +157,24 @@ def _class_of(inv: sqlalchemy.FromClause, window: Window | None) -> sqlalchemy.C
     return inv.c.resource_class_id + 0
 
 
-def _in_written_order(query: sqlalchemy.Select, window: Window | None) -> sqlalchemy.Select:
-    """For a window of trees, have MySQL/MariaDB join in the order written:
-    providers (by root id range) first.
+def in_written_order(query: sqlalchemy.Select) -> sqlalchemy.Select:
+    """Have MySQL/MariaDB join in the order written (``STRAIGHT_JOIN``):
+    from the providers, which every query here filters first.
 
     Left to itself, with statistics that lag behind the data (right after a
-    bulk load, before InnoDB samples the tables again) MariaDB drives the
-    join from ``inventories`` and reads every inventory of the deployment
-    for a window of 64 trees. Like :func:`_class_of` for SQLite.
+    bulk load, before InnoDB samples the tables again), MariaDB may drive a
+    join from ``inventories`` or ``traits`` and read those of the whole
+    deployment for a window of 64 trees. Like :func:`_class_of` for SQLite.
     """
-    if window is None or window.whole:
-        return query
     return (query.prefix_with("STRAIGHT_JOIN", dialect="mysql")
             .prefix_with("STRAIGHT_JOIN", dialect="mariadb"))
+
+
+def _providers_first_in_window(query: sqlalchemy.Select,
+                               window: Window | None) -> sqlalchemy.Select:
+    """:func:`in_written_order` for a window of trees; over the whole
+    deployment the database's own choice (e.g. by class) is good."""
+    return query if window is None or window.whole else in_written_order(query)
 
 
 def _used(provider_id: sqlalchemy.ColumnElement,
@@ -251,8 +256,9 @@ def _provider_query(group: ResolvedGroup, window: Window | None, sharing_trait: 
         conditions += window.admits(_RP.c.root_provider_id)
     if sharing_trait is not None:
         conditions += _sharing(sharing_trait)
-    return _in_written_order(select(*columns).select_from(source).where(*conditions)
-                             .order_by(_RP.c.root_provider_id, _RP.c.id), window)
+    return _providers_first_in_window(
+        select(*columns).select_from(source).where(*conditions)
+        .order_by(_RP.c.root_provider_id, _RP.c.id), window)
 
 
 # --- the unsuffixed group: a tree serves it collectively -------------------------
@@ -304,7 +310,7 @@ def _class_query(group: ResolvedGroup, window: Window | None, sharing_trait: int
     conditions += in_aggregates(_RP.c.id, negative)
     room_columns = ([inv.c.total, inv.c.reserved, inv.c.allocation_ratio, used, inv.c.max_unit]
                     if with_rooms else [])
-    return _in_written_order(
+    return _providers_first_in_window(
         select(_RP.c.id, _RP.c.root_provider_id, inv.c.resource_class_id, *room_columns, *bits)
         .select_from(_RP.join(inv, inv.c.resource_provider_id == _RP.c.id))
         .where(*conditions)

@@ -1,9 +1,8 @@
 """``provider_summaries``: the providers of the answer's trees, per microversion.
 
 :func:`load` reads, for whole trees, each provider's uuids, capacity and
-usage per class and trait names; :func:`render` shapes them the way the
-requested microversion shows them, and :func:`text` writes the same as JSON
-text directly (what the engine uses):
+usage per class and trait names; :func:`text` writes them as the JSON text
+the requested microversion shows:
 
 * < 1.27 only the classes some group requested, from 1.27 every class;
 * ``traits`` from 1.17;
@@ -23,6 +22,7 @@ from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.expression import ColumnElement
 
 from placement import microversion as mv
+from placement.candidates.query import in_written_order
 from placement.candidates.trees import chunks
 from placement.db import tables
 
@@ -85,13 +85,6 @@ def _float_text_sqlite(element: _FloatText, compiler, **kw) -> str:
     return f"printf('%!.17g', {compiler.process(element.value, **kw)})"
 
 
-def _in_written_order(query: sqlalchemy.Select) -> sqlalchemy.Select:
-    """MySQL/MariaDB: join from the providers, as written (left alone,
-    MariaDB may start from the traits or classes and read far more)."""
-    return (query.prefix_with("STRAIGHT_JOIN", dialect="mysql")
-            .prefix_with("STRAIGHT_JOIN", dialect="mariadb"))
-
-
 def _statements(column) -> tuple[sqlalchemy.Select, sqlalchemy.Select]:
     """The reads of the providers whose ``column`` is in ``:ids``, built once
     (SQLAlchemy then reuses their compiled form): each provider with its
@@ -113,12 +106,12 @@ def _statements(column) -> tuple[sqlalchemy.Select, sqlalchemy.Select]:
     provider = (_RP.c.id, _RP.c.uuid, _RP.c.parent_provider_id, _RP.c.root_provider_id)
     trait = cast(_TRAITS.c.id, String) + " " + _TRAITS.c.name
     return (
-        _in_written_order(
+        in_written_order(
             select(*provider, func.aggregate_strings(inventory, ","))
             .select_from(_RP.outerjoin(_INV, _INV.c.resource_provider_id == _RP.c.id)
                          .outerjoin(_RC, _RC.c.id == _INV.c.resource_class_id))
             .where(wanted).group_by(*provider)),
-        _in_written_order(
+        in_written_order(
             select(_RPT.c.resource_provider_id, func.aggregate_strings(trait, ","))
             .select_from(_RP.join(_RPT, _RPT.c.resource_provider_id == _RP.c.id)
                          .join(_TRAITS, _TRAITS.c.id == _RPT.c.trait_id))
@@ -174,34 +167,10 @@ def _inventory(text: str) -> tuple[str, int, int]:
     return name, int((int(total) - int(reserved)) * float(ratio)), int(used)
 
 
-def render(trees: Trees, shown: Iterable[int], version: mv.Version,
-           requested: set[str]) -> dict[str, dict]:
-    """The ``provider_summaries`` object for the providers ``shown``."""
-    all_classes = version >= mv.SUMMARIES_ALL_CLASSES
-    with_traits = version >= mv.CANDIDATES_TRAITS
-    nested = version >= mv.NESTED_CANDIDATES
-    providers = trees.providers
-    summaries = {}
-    for id_ in sorted(shown):
-        provider = providers[id_]
-        summary: dict = {"resources": {
-            name: {"capacity": capacity, "used": used}
-            for name, capacity, used in provider.resources
-            if all_classes or name in requested}}
-        if with_traits:
-            summary["traits"] = list(provider.traits)
-        if nested:
-            summary["parent_provider_uuid"] = (providers[provider.parent].uuid
-                                               if provider.parent is not None else None)
-            summary["root_provider_uuid"] = providers[provider.root].uuid
-        summaries[provider.uuid] = summary
-    return summaries
-
-
 def text(trees: Trees, shown: Iterable[int], version: mv.Version, requested: set[str]) -> str:
-    """``json.dumps(render(...))``, written directly: the summaries are most
-    of a big answer, and formatting them is twice as fast as building the
-    dicts and encoding them."""
+    """The ``provider_summaries`` object for the providers ``shown``, as JSON
+    text written directly: the summaries are most of a big answer, and
+    formatting them is twice as fast as building dicts and encoding them."""
     all_classes = version >= mv.SUMMARIES_ALL_CLASSES
     with_traits = version >= mv.CANDIDATES_TRAITS
     nested = version >= mv.NESTED_CANDIDATES

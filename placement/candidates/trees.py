@@ -72,31 +72,18 @@ class Ancestry:
                 _RP.c.root_provider_id.in_(chunk))).all())
         return cls(parents)
 
-    def same_subtree(self, providers: set[int]) -> bool:
-        """One of ``providers`` is an ancestor-or-self of all the others
-        (walking up from each: trees are shallow)."""
-        if len(providers) == 1:
-            return True
+    def _reaches(self, provider: int | None, top: int) -> bool:
+        """``top`` is ``provider`` or one of its ancestors (trees are shallow)."""
         parents = self._parents
-        for top in providers:
-            for provider in providers:
-                while provider is not None and provider != top:
-                    provider = parents.get(provider)
-                if provider is None:
-                    break
-            else:
-                return True
-        return False
-
-    def related(self, one: int, other: int) -> bool:
-        """``same_subtree({one, other})``: one is the other or its ancestor."""
-        parents = self._parents
-        provider: int | None = other
-        while provider is not None and provider != one:
-            provider = parents.get(provider)
-        if provider is not None:
-            return True
-        provider = one
-        while provider is not None and provider != other:
+        while provider is not None and provider != top:
             provider = parents.get(provider)
         return provider is not None
+
+    def same_subtree(self, providers: set[int]) -> bool:
+        """One of ``providers`` is an ancestor-or-self of all the others."""
+        return any(all(self._reaches(provider, top) for provider in providers)
+                   for top in providers)
+
+    def related(self, one: int, other: int) -> bool:
+        """``same_subtree({one, other})`` without making a set (the usual pair)."""
+        return self._reaches(other, one) or self._reaches(one, other)

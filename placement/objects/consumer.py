@@ -75,15 +75,13 @@ def owner_ids(engine: Engine, project: str, user: str,
     with reader(engine) as conn:
         found = conn.execute(_OWNER_IDS, {"project": project, "user": user,
                                           "type": consumer_type}).one()
-    project_id = found[0] if found[0] is not None else _create_id(
-        engine, tables.projects, "external_id", project)
-    user_id = found[1] if found[1] is not None else _create_id(
-        engine, tables.users, "external_id", user)
-    if consumer_type is None:
-        return project_id, user_id, None
-    type_id = found[2] if found[2] is not None else _create_id(
-        engine, tables.consumer_types, "name", consumer_type)
-    return project_id, user_id, type_id
+    wanted = [(tables.projects, "external_id", project), (tables.users, "external_id", user)]
+    if consumer_type is not None:
+        wanted.append((tables.consumer_types, "name", consumer_type))
+    # ``found`` has a third (unused) column when no type is named.
+    ids = [found_id if found_id is not None else _create_id(engine, *row)
+           for found_id, row in zip(found, wanted, strict=False)]
+    return ids[0], ids[1], ids[2] if consumer_type is not None else None
 
 
 def _create_id(engine: Engine, table: Table, column: str, value: str) -> int:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import pytest
 
@@ -152,22 +152,48 @@ def test_summaries_per_version(db_engine, world):
         loaded = summaries.load(conn, [1])
     assert set(loaded.providers) == {1, 2, 3, 4}
     uuid = {n: world.providers[n].uuid for n in world.providers}
-    old = summaries.render(loaded, [2, 3], mv.Version(1, 16), {"VCPU"})
+    old = json.loads(summaries.text(loaded, [2, 3], mv.Version(1, 16), {"VCPU"}))
     assert old == {uuid[2]: {"resources": {"VCPU": {"capacity": 4, "used": 1}}},
                    uuid[3]: {"resources": {"VCPU": {"capacity": 2, "used": 0}}}}
-    new = summaries.render(loaded, [3], mv.MAX_VERSION, {"VCPU"})
+    new = json.loads(summaries.text(loaded, [3], mv.MAX_VERSION, {"VCPU"}))
     assert new == {uuid[3]: {
         "resources": {"VCPU": {"capacity": 2, "used": 0},
                       "DISK_GB": {"capacity": 10, "used": 0}},
         "traits": [], "parent_provider_uuid": uuid[1], "root_provider_uuid": uuid[1]}}
-    assert summaries.render(loaded, [1], mv.MAX_VERSION, set())[uuid[1]]["resources"] == {}
+    root = json.loads(summaries.text(loaded, [1], mv.MAX_VERSION, set()))[uuid[1]]
+    assert root["resources"] == {}
 
 
 @pytest.mark.parametrize("version", [mv.Version(1, 10), mv.Version(1, 17), mv.Version(1, 27),
                                      mv.Version(1, 29), mv.MAX_VERSION])
-def test_summaries_text_is_json_dumps_of_render(db_engine, world, version):
+def test_summaries_text_is_json_dumps_of_plain_dicts(db_engine, world, version):
     with reader(db_engine) as conn:
         loaded = summaries.load(conn, [1, 5])
     shown = set(loaded.providers)
     assert summaries.text(loaded, shown, version, {"VCPU"}) == json.dumps(
-        summaries.render(loaded, shown, version, {"VCPU"}))
+        _as_dicts(loaded, shown, version, {"VCPU"}))
+
+
+def _as_dicts(trees: summaries.Trees, shown: Iterable[int], version: mv.Version,
+           requested: set[str]) -> dict[str, dict]:
+    """``provider_summaries`` built as dicts: the plain reference that
+    ``summaries.text`` must encode exactly."""
+    all_classes = version >= mv.SUMMARIES_ALL_CLASSES
+    with_traits = version >= mv.CANDIDATES_TRAITS
+    nested = version >= mv.NESTED_CANDIDATES
+    providers = trees.providers
+    summaries = {}
+    for id_ in sorted(shown):
+        provider = providers[id_]
+        summary: dict = {"resources": {
+            name: {"capacity": capacity, "used": used}
+            for name, capacity, used in provider.resources
+            if all_classes or name in requested}}
+        if with_traits:
+            summary["traits"] = list(provider.traits)
+        if nested:
+            summary["parent_provider_uuid"] = (providers[provider.parent].uuid
+                                               if provider.parent is not None else None)
+            summary["root_provider_uuid"] = providers[provider.root].uuid
+        summaries[provider.uuid] = summary
+    return summaries
