@@ -36,8 +36,14 @@ def ensure_venv() -> None:
     if os.path.exists(STAMP) and open(STAMP).read() == wanted:
         return
     print("dev.py: installing the project into .venv", file=sys.stderr)
-    pip = [os.path.join(BIN, "python"), "-m", "pip", "install", "--quiet",
-           "--disable-pip-version-check"]
+    pip = [
+        os.path.join(BIN, "python"),
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+    ]
     subprocess.run(pip + ["-e", f"{ROOT}[test]"], check=True)
     with open(STAMP, "w") as handle:
         handle.write(wanted)

@@ -59,8 +59,15 @@ from sqlalchemy import insert, select
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 DEFAULT_UPSTREAM = os.path.expanduser("~/.cache/placement-conformance/venv")
-GUNICORN_ARGS = ["--workers", "2", "--timeout", "600", "--graceful-timeout", "5",
-                 "--no-control-socket"]
+GUNICORN_ARGS = [
+    "--workers",
+    "2",
+    "--timeout",
+    "600",
+    "--graceful-timeout",
+    "5",
+    "--no-control-socket",
+]
 CONCURRENCY = 10
 #: Seconds to wait after a server's first answer for all its workers to boot.
 BOOT_GRACE = 8.0
@@ -70,28 +77,48 @@ ALONE = 5
 RETRIED = [0]
 
 # placeload: every provider in aggregate 1 (and 2, 3 by turns), same inventory.
-PLACELOAD_AGGREGATES = ["14a5c8a3-5a99-4e8f-88be-00d85fcb1c17",
-                        "66d98e7c-3c25-485d-a0dc-1cea651884de",
-                        "a59dbb28-fd98-4c6e-9ec5-ae5f3d04b0aa"]
+PLACELOAD_AGGREGATES = [
+    "14a5c8a3-5a99-4e8f-88be-00d85fcb1c17",
+    "66d98e7c-3c25-485d-a0dc-1cea651884de",
+    "a59dbb28-fd98-4c6e-9ec5-ae5f3d04b0aa",
+]
 PLACELOAD_TRAITS = ["HW_CPU_X86_AVX", "HW_CPU_X86_AVX2", "HW_CPU_X86_SSE"]
 PLACELOAD_INVENTORY = {
     "MEMORY_MB": {"total": 8192, "min_unit": 128, "max_unit": 8192},
     "DISK_GB": {"total": 8192, "min_unit": 5, "max_unit": 8192},
     "VCPU": {"total": 32, "min_unit": 1, "max_unit": 16},
 }
-FLAT_QUERY = (f"resources=VCPU:1,DISK_GB:10,MEMORY_MB:256&member_of={PLACELOAD_AGGREGATES[0]}"
-              "&required=HW_CPU_X86_AVX2")
-NESTED_QUERY = ("resources=DISK_GB:10&required=COMPUTE_VOLUME_MULTI_ATTACH"
-                "&resources_COMPUTE=VCPU:1,MEMORY_MB:256&required_COMPUTE=CUSTOM_FOO"
-                "&resources_FPGA=FPGA:1&group_policy=none&same_subtree=_COMPUTE,_FPGA")
+FLAT_QUERY = (
+    f"resources=VCPU:1,DISK_GB:10,MEMORY_MB:256&member_of={PLACELOAD_AGGREGATES[0]}"
+    "&required=HW_CPU_X86_AVX2"
+)
+NESTED_QUERY = (
+    "resources=DISK_GB:10&required=COMPUTE_VOLUME_MULTI_ATTACH"
+    "&resources_COMPUTE=VCPU:1,MEMORY_MB:256&required_COMPUTE=CUSTOM_FOO"
+    "&resources_FPGA=FPGA:1&group_policy=none&same_subtree=_COMPUTE,_FPGA"
+)
 WIDE_QUERY = "&".join(f"resources{n}=FPGA:1" for n in range(1, 9)) + "&group_policy=none"
 #: The claims workload: 40 providers of 32 claims each, filled by 10 clients.
-CLAIMS_ARGS = ["--clients", "10", "--providers", "40", "--inventory", "VCPU=32,MEMORY_MB=32768",
-               "--resources", "VCPU:1,MEMORY_MB:256", "--source", "candidates",
-               "--duration", "900", "--json", "--keep"]
+CLAIMS_ARGS = [
+    "--clients",
+    "10",
+    "--providers",
+    "40",
+    "--inventory",
+    "VCPU=32,MEMORY_MB=32768",
+    "--resources",
+    "VCPU:1,MEMORY_MB:256",
+    "--source",
+    "candidates",
+    "--duration",
+    "900",
+    "--json",
+    "--keep",
+]
 
 
 # --- servers -------------------------------------------------------------------
+
 
 @dataclass
 class Flavor:
@@ -115,13 +142,19 @@ class Server:
 
     def start(self) -> None:
         with open(os.path.join(self.confdir, "placement.conf"), "w") as conf:
-            conf.write("[api]\nauth_strategy = noauth2\n"
-                       f"[placement_database]\nconnection = {self.db_url}\n")
+            conf.write(
+                "[api]\nauth_strategy = noauth2\n"
+                f"[placement_database]\nconnection = {self.db_url}\n"
+            )
         conf_file = os.path.join(self.confdir, "placement.conf")
         # Run outside the repository: gunicorn puts the working directory on
         # sys.path, and upstream must not import our ``placement`` package.
-        subprocess.run([self.flavor.command("placement-manage"), "--config-file", conf_file,
-                        "db", "sync"], check=True, capture_output=True, cwd=self.confdir)
+        subprocess.run(
+            [self.flavor.command("placement-manage"), "--config-file", conf_file, "db", "sync"],
+            check=True,
+            capture_output=True,
+            cwd=self.confdir,
+        )
         # Upstream's workers each write the standard traits and classes while
         # booting; on SQLite two of them can collide ("database is locked"),
         # one fails to boot and gunicorn's master then shuts down. Such a
@@ -130,8 +163,10 @@ class Server:
             if self._launch():
                 return
             self.stop()
-            print(f"  {self.flavor.name}: server did not start (attempt {attempt}), "
-                  "starting again", file=sys.stderr)
+            print(
+                f"  {self.flavor.name}: server did not start (attempt {attempt}), starting again",
+                file=sys.stderr,
+            )
         raise RuntimeError(f"{self.flavor.name} server did not start:\n{self.log_tail()}")
 
     def _launch(self) -> bool:
@@ -139,9 +174,19 @@ class Server:
         env = dict(os.environ, OS_PLACEMENT_CONFIG_DIR=self.confdir)
         log = open(os.path.join(self.confdir, "server.log"), "ab")
         self.process = subprocess.Popen(
-            [self.flavor.command("gunicorn"), "--bind", f"127.0.0.1:{self.port}",
-             *GUNICORN_ARGS, "placement.wsgi.api:application"],
-            env=env, stdout=log, stderr=log, start_new_session=True, cwd=self.confdir)
+            [
+                self.flavor.command("gunicorn"),
+                "--bind",
+                f"127.0.0.1:{self.port}",
+                *GUNICORN_ARGS,
+                "placement.wsgi.api:application",
+            ],
+            env=env,
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
+            cwd=self.confdir,
+        )
         log.close()
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and self.process.poll() is None:
@@ -182,13 +227,17 @@ class Client:
         status, raw = self.fetch(method, path, body, version)
         return status, (json.loads(raw) if raw else None)
 
-    def fetch(self, method: str, path: str, body=None,
-              version: str = "latest") -> tuple[int, bytes]:
+    def fetch(
+        self, method: str, path: str, body=None, version: str = "latest"
+    ) -> tuple[int, bytes]:
         """The status and the raw body (timing should not include parsing)."""
         if self.conn is None:
             self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout)
-        headers = {"x-auth-token": "admin", "accept": "application/json",
-                   "openstack-api-version": f"placement {version}"}
+        headers = {
+            "x-auth-token": "admin",
+            "accept": "application/json",
+            "openstack-api-version": f"placement {version}",
+        }
         data = None
         if body is not None:
             data = json.dumps(body)
@@ -227,6 +276,7 @@ class Client:
 
 # --- databases -----------------------------------------------------------------
 
+
 @contextlib.contextmanager
 def fresh_database(server_url: str | None, workdir: str, name: str) -> Iterator[str]:
     """A new empty database; dropped afterwards."""
@@ -244,8 +294,9 @@ def fresh_database(server_url: str | None, workdir: str, name: str) -> Iterator[
     database = f"bench_{name}_{uuid.uuid4().hex[:8]}"
     mysql = url.get_backend_name() in ("mysql", "mariadb")
     with admin.connect() as conn:
-        conn.exec_driver_sql(f"CREATE DATABASE {database}" +
-                             (" CHARACTER SET utf8mb4" if mysql else ""))
+        conn.exec_driver_sql(
+            f"CREATE DATABASE {database}" + (" CHARACTER SET utf8mb4" if mysql else "")
+        )
     try:
         yield url.set(database=database).render_as_string(hide_password=False)
     finally:
@@ -256,23 +307,40 @@ def fresh_database(server_url: str | None, workdir: str, name: str) -> Iterator[
 
 # --- loading over HTTP -----------------------------------------------------------
 
-def provider(client: Client, name: str, parent: str | None = None, *, inventories=None,
-             traits=(), aggregates=(), rp_uuid: str | None = None) -> str:
+
+def provider(
+    client: Client,
+    name: str,
+    parent: str | None = None,
+    *,
+    inventories=None,
+    traits=(),
+    aggregates=(),
+    rp_uuid: str | None = None,
+) -> str:
     rp = rp_uuid or str(uuid.uuid4())
-    client.ok("POST", "/resource_providers",
-              {"name": name, "uuid": rp, "parent_provider_uuid": parent})
+    client.ok(
+        "POST", "/resource_providers", {"name": name, "uuid": rp, "parent_provider_uuid": parent}
+    )
     generation = 0
     if inventories:
-        generation = client.ok("PUT", f"/resource_providers/{rp}/inventories", {
-            "resource_provider_generation": generation,
-            "inventories": inventories})["resource_provider_generation"]
+        generation = client.ok(
+            "PUT",
+            f"/resource_providers/{rp}/inventories",
+            {"resource_provider_generation": generation, "inventories": inventories},
+        )["resource_provider_generation"]
     if traits:
-        generation = client.ok("PUT", f"/resource_providers/{rp}/traits", {
-            "resource_provider_generation": generation,
-            "traits": list(traits)})["resource_provider_generation"]
+        generation = client.ok(
+            "PUT",
+            f"/resource_providers/{rp}/traits",
+            {"resource_provider_generation": generation, "traits": list(traits)},
+        )["resource_provider_generation"]
     if aggregates:
-        client.ok("PUT", f"/resource_providers/{rp}/aggregates", {
-            "resource_provider_generation": generation, "aggregates": list(aggregates)})
+        client.ok(
+            "PUT",
+            f"/resource_providers/{rp}/aggregates",
+            {"resource_provider_generation": generation, "aggregates": list(aggregates)},
+        )
     return rp
 
 
@@ -291,15 +359,21 @@ def in_parallel(port: int, count: int, make: Callable[[Client, int], None]) -> N
 
 def placeload_shape(i: int) -> tuple[list[str], list[str]]:
     """The aggregates and traits of the i-th placeload provider (cycling)."""
-    return PLACELOAD_AGGREGATES[:i % 3 + 1], PLACELOAD_TRAITS[:i % 3 + 1]
+    return PLACELOAD_AGGREGATES[: i % 3 + 1], PLACELOAD_TRAITS[: i % 3 + 1]
 
 
 def load_flat(port: int, count: int = 1000) -> None:
     def make(client: Client, i: int) -> None:
         aggregates, traits = placeload_shape(i)
         name = str(uuid.UUID(int=i + 1))
-        provider(client, name, rp_uuid=name, inventories=PLACELOAD_INVENTORY,
-                 traits=traits, aggregates=aggregates)
+        provider(
+            client,
+            name,
+            rp_uuid=name,
+            inventories=PLACELOAD_INVENTORY,
+            traits=traits,
+            aggregates=aggregates,
+        )
 
     in_parallel(port, count, make)
 
@@ -308,16 +382,34 @@ def load_nested(port: int, count: int = 1000) -> None:
     Client(port).call("PUT", "/traits/CUSTOM_FOO")
 
     def make(client: Client, i: int) -> None:
-        cn = provider(client, f"cn-{i}", inventories={"DISK_GB": {"total": 20480}},
-                      traits=["COMPUTE_VOLUME_MULTI_ATTACH"])
-        numa0 = provider(client, f"numa0-{i}", cn, traits=["HW_NUMA_ROOT"], inventories={
-            "VCPU": {"total": 4, "reserved": 2},
-            "MEMORY_MB": {"total": 2048, "min_unit": 512, "step_size": 256}})
+        cn = provider(
+            client,
+            f"cn-{i}",
+            inventories={"DISK_GB": {"total": 20480}},
+            traits=["COMPUTE_VOLUME_MULTI_ATTACH"],
+        )
+        numa0 = provider(
+            client,
+            f"numa0-{i}",
+            cn,
+            traits=["HW_NUMA_ROOT"],
+            inventories={
+                "VCPU": {"total": 4, "reserved": 2},
+                "MEMORY_MB": {"total": 2048, "min_unit": 512, "step_size": 256},
+            },
+        )
         provider(client, f"fpga0-{i}", numa0, inventories={"FPGA": {"total": 1}})
         provider(client, f"pgpu0-{i}", numa0, inventories={"VGPU": {"total": 8}})
-        numa1 = provider(client, f"numa1-{i}", cn, traits=["HW_NUMA_ROOT", "CUSTOM_FOO"],
-                         inventories={"VCPU": {"total": 4}, "MEMORY_MB": {
-                             "total": 2048, "min_unit": 256, "max_unit": 1024}})
+        numa1 = provider(
+            client,
+            f"numa1-{i}",
+            cn,
+            traits=["HW_NUMA_ROOT", "CUSTOM_FOO"],
+            inventories={
+                "VCPU": {"total": 4},
+                "MEMORY_MB": {"total": 2048, "min_unit": 256, "max_unit": 1024},
+            },
+        )
         provider(client, f"fpga1_0-{i}", numa1, inventories={"FPGA": {"total": 1}})
         provider(client, f"fpga1_1-{i}", numa1, inventories={"FPGA": {"total": 1}})
 
@@ -343,31 +435,71 @@ def bulk_flat(db_url: str, count: int) -> None:
     engine = sqlalchemy.create_engine(db_url)
     now = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
     with engine.begin() as conn:
-        classes = dict(conn.execute(select(tables.resource_classes.c.name,
-                                           tables.resource_classes.c.id)).all())
+        classes = dict(
+            conn.execute(select(tables.resource_classes.c.name, tables.resource_classes.c.id)).all()
+        )
         traits = dict(conn.execute(select(tables.traits.c.name, tables.traits.c.id)).all())
-        conn.execute(insert(tables.placement_aggregates), [
-            {"id": n + 1, "uuid": agg, "created_at": now}
-            for n, agg in enumerate(PLACELOAD_AGGREGATES)])
+        conn.execute(
+            insert(tables.placement_aggregates),
+            [
+                {"id": n + 1, "uuid": agg, "created_at": now}
+                for n, agg in enumerate(PLACELOAD_AGGREGATES)
+            ],
+        )
         for start in range(0, count, 5000):
             rows = range(start, min(count, start + 5000))
-            conn.execute(insert(tables.resource_providers), [
-                {"id": i + 1, "uuid": str(uuid.UUID(int=i + 1)), "name": f"flat-{i}",
-                 "generation": 3, "root_provider_id": i + 1, "created_at": now}
-                for i in rows])
-            conn.execute(insert(tables.inventories), [
-                {"resource_provider_id": i + 1, "resource_class_id": classes[rc],
-                 "total": inv["total"], "reserved": 0, "min_unit": inv["min_unit"],
-                 "max_unit": inv["max_unit"], "step_size": 1, "allocation_ratio": 1.0,
-                 "created_at": now}
-                for i in rows for rc, inv in PLACELOAD_INVENTORY.items()])
-            conn.execute(insert(tables.resource_provider_aggregates), [
-                {"resource_provider_id": i + 1,
-                 "aggregate_id": PLACELOAD_AGGREGATES.index(agg) + 1, "created_at": now}
-                for i in rows for agg in placeload_shape(i)[0]])
-            conn.execute(insert(tables.resource_provider_traits), [
-                {"resource_provider_id": i + 1, "trait_id": traits[name], "created_at": now}
-                for i in rows for name in placeload_shape(i)[1]])
+            conn.execute(
+                insert(tables.resource_providers),
+                [
+                    {
+                        "id": i + 1,
+                        "uuid": str(uuid.UUID(int=i + 1)),
+                        "name": f"flat-{i}",
+                        "generation": 3,
+                        "root_provider_id": i + 1,
+                        "created_at": now,
+                    }
+                    for i in rows
+                ],
+            )
+            conn.execute(
+                insert(tables.inventories),
+                [
+                    {
+                        "resource_provider_id": i + 1,
+                        "resource_class_id": classes[rc],
+                        "total": inv["total"],
+                        "reserved": 0,
+                        "min_unit": inv["min_unit"],
+                        "max_unit": inv["max_unit"],
+                        "step_size": 1,
+                        "allocation_ratio": 1.0,
+                        "created_at": now,
+                    }
+                    for i in rows
+                    for rc, inv in PLACELOAD_INVENTORY.items()
+                ],
+            )
+            conn.execute(
+                insert(tables.resource_provider_aggregates),
+                [
+                    {
+                        "resource_provider_id": i + 1,
+                        "aggregate_id": PLACELOAD_AGGREGATES.index(agg) + 1,
+                        "created_at": now,
+                    }
+                    for i in rows
+                    for agg in placeload_shape(i)[0]
+                ],
+            )
+            conn.execute(
+                insert(tables.resource_provider_traits),
+                [
+                    {"resource_provider_id": i + 1, "trait_id": traits[name], "created_at": now}
+                    for i in rows
+                    for name in placeload_shape(i)[1]
+                ],
+            )
     if engine.dialect.name == "sqlite":
         # Fold the bulk write into the database file, as a server running
         # for a while would have: readers then do not wade through the WAL.
@@ -377,6 +509,7 @@ def bulk_flat(db_url: str, count: int) -> None:
 
 
 # --- measuring -------------------------------------------------------------------
+
 
 @dataclass
 class Stats:
@@ -410,8 +543,9 @@ class Stats:
         return len(self.latencies) / self.wall if self.latencies and self.wall else None
 
 
-def measure(port: int, path: str, *, requests: int, concurrency: int, budget: float,
-            timeout: float) -> Stats:
+def measure(
+    port: int, path: str, *, requests: int, concurrency: int, budget: float, timeout: float
+) -> Stats:
     """Send ``requests`` GETs from ``concurrency`` clients (stop after ``budget`` s)."""
     stats = Stats()
     probe = Client(port, timeout=timeout)
@@ -469,6 +603,7 @@ def measure(port: int, path: str, *, requests: int, concurrency: int, budget: fl
 
 # --- workloads ---------------------------------------------------------------------
 
+
 @dataclass
 class Row:
     workload: str
@@ -481,8 +616,15 @@ class _ServerDied(Exception):
     """The server exited while the workload was being loaded."""
 
 
-def _run_one(name: str, flavor: Flavor, loader, queries: list[tuple[str, str]], db: str | None,
-             workdir: str, args: argparse.Namespace) -> list[Stats]:
+def _run_one(
+    name: str,
+    flavor: Flavor,
+    loader,
+    queries: list[tuple[str, str]],
+    db: str | None,
+    workdir: str,
+    args: argparse.Namespace,
+) -> list[Stats]:
     """Fresh database, start the server, load the workload, time its queries."""
     with fresh_database(db, workdir, f"{name}_{flavor.name}") as url:
         server = Server(flavor, url, args.port, workdir)
@@ -496,34 +638,49 @@ def _run_one(name: str, flavor: Flavor, loader, queries: list[tuple[str, str]], 
                 else:
                     loader(args.port)
             except Exception:
-                print(f"  {flavor.name}: loading failed; server log ends with:\n"
-                      f"{server.log_tail()}", file=sys.stderr)
+                print(
+                    f"  {flavor.name}: loading failed; server log ends with:\n{server.log_tail()}",
+                    file=sys.stderr,
+                )
                 if server.process is not None and server.process.poll() is not None:
                     raise _ServerDied() from None
                 raise
-            print(f"  {flavor.name}: loaded {name} in "
-                  f"{time.perf_counter() - began:.1f} s ({RETRIED[0]} calls retried)",
-                  file=sys.stderr)
+            print(
+                f"  {flavor.name}: loaded {name} in "
+                f"{time.perf_counter() - began:.1f} s ({RETRIED[0]} calls retried)",
+                file=sys.stderr,
+            )
             results = [_time(name, args, query) for _, query in queries]
             if any(stats.timed_out or stats.errors for stats in results):
-                print(f"  {flavor.name}: failures; server log ends with:\n"
-                      f"{server.log_tail()}", file=sys.stderr)
+                print(
+                    f"  {flavor.name}: failures; server log ends with:\n{server.log_tail()}",
+                    file=sys.stderr,
+                )
             return results
         finally:
             server.stop()
 
 
-def run_workload(name: str, flavors: list[Flavor], db: str | None, workdir: str,
-                 args: argparse.Namespace) -> list[Row]:
+def run_workload(
+    name: str, flavors: list[Flavor], db: str | None, workdir: str, args: argparse.Namespace
+) -> list[Row]:
     """Load and time one workload on each server in turn."""
     plans = {
         "flat": [(load_flat, [("flat 1000", FLAT_QUERY)])],
         "nested": [(load_nested, [("nested 1000x7", NESTED_QUERY)])],
-        "wide": [(load_wide, [("wide 8x8", WIDE_QUERY),
-                              ("wide 8x8 limit=10", WIDE_QUERY + "&limit=10")])],
-        "scale": [(size, [(f"scale {size // 1000}k", FLAT_QUERY),
-                          (f"scale {size // 1000}k limit=10", FLAT_QUERY + "&limit=10")])
-                  for size in args.scale_sizes],
+        "wide": [
+            (load_wide, [("wide 8x8", WIDE_QUERY), ("wide 8x8 limit=10", WIDE_QUERY + "&limit=10")])
+        ],
+        "scale": [
+            (
+                size,
+                [
+                    (f"scale {size // 1000}k", FLAT_QUERY),
+                    (f"scale {size // 1000}k limit=10", FLAT_QUERY + "&limit=10"),
+                ],
+            )
+            for size in args.scale_sizes
+        ],
     }[name]
     rows: list[Row] = []
     for loader, queries in plans:
@@ -531,23 +688,36 @@ def run_workload(name: str, flavors: list[Flavor], db: str | None, workdir: str,
         for flavor in flavors:
             for attempt in range(1, 4):
                 try:
-                    results[flavor.name] = _run_one(name, flavor, loader, queries, db, workdir,
-                                                    args)
+                    results[flavor.name] = _run_one(
+                        name, flavor, loader, queries, db, workdir, args
+                    )
                     break
                 except _ServerDied:
-                    print(f"  {flavor.name}: the server died while loading (attempt "
-                          f"{attempt}); again on a fresh database", file=sys.stderr)
+                    print(
+                        f"  {flavor.name}: the server died while loading (attempt "
+                        f"{attempt}); again on a fresh database",
+                        file=sys.stderr,
+                    )
             else:
                 raise RuntimeError(f"{flavor.name}: could not load {name}")
         for index, (label, query) in enumerate(queries):
-            rows.append(Row(label, query, *(results[name][index] if name in results else Stats(
-                skipped=True) for name in ("ours", "upstream"))))
+            rows.append(
+                Row(
+                    label,
+                    query,
+                    *(
+                        results[name][index] if name in results else Stats(skipped=True)
+                        for name in ("ours", "upstream")
+                    ),
+                )
+            )
             _print_row(rows[-1])
     return rows
 
 
-def run_claims(flavors: list[Flavor], db: str | None, workdir: str,
-               args: argparse.Namespace) -> dict[str, dict]:
+def run_claims(
+    flavors: list[Flavor], db: str | None, workdir: str, args: argparse.Namespace
+) -> dict[str, dict]:
     """``claims.py`` against each server in turn, each on a fresh database."""
     summaries: dict[str, dict] = {}
     for flavor in flavors:
@@ -556,9 +726,17 @@ def run_claims(flavors: list[Flavor], db: str | None, workdir: str,
             server.start()
             try:
                 done = subprocess.run(
-                    [sys.executable, os.path.join(HERE, "claims.py"),
-                     "--url", f"http://127.0.0.1:{args.port}", *CLAIMS_ARGS],
-                    capture_output=True, text=True, check=False)
+                    [
+                        sys.executable,
+                        os.path.join(HERE, "claims.py"),
+                        "--url",
+                        f"http://127.0.0.1:{args.port}",
+                        *CLAIMS_ARGS,
+                    ],
+                    capture_output=True,
+                    text=True,
+                    check=False,
+                )
             finally:
                 server.stop()
         if not done.stdout.strip():
@@ -571,13 +749,26 @@ def run_claims(flavors: list[Flavor], db: str | None, workdir: str,
 def _time(workload: str, args: argparse.Namespace, query: str) -> Stats:
     path = f"/allocation_candidates?{query}"
     if workload == "scale":
-        return measure(args.port, path, requests=args.scale_requests, concurrency=1,
-                       budget=args.budget, timeout=args.timeout)
-    return measure(args.port, path, requests=args.requests, concurrency=CONCURRENCY,
-                   budget=args.budget, timeout=args.timeout)
+        return measure(
+            args.port,
+            path,
+            requests=args.scale_requests,
+            concurrency=1,
+            budget=args.budget,
+            timeout=args.timeout,
+        )
+    return measure(
+        args.port,
+        path,
+        requests=args.requests,
+        concurrency=CONCURRENCY,
+        budget=args.budget,
+        timeout=args.timeout,
+    )
 
 
 # --- report ------------------------------------------------------------------------
+
 
 def _ms(value: float | None) -> str:
     return "–" if value is None else f"{value * 1000:.1f}"
@@ -599,17 +790,28 @@ def _cell(stats: Stats) -> list[str]:
 
 
 def table(rows: list[Row]) -> str:
-    head = ("| workload | ours 1 client p50 ms | ours p50 ms | ours p95 ms | ours req/s | "
-            "ours answers | upstream 1 client p50 ms | upstream p50 ms | upstream p95 ms | "
-            "upstream req/s | upstream answers | p50 speed-up | req/s ratio |")
+    head = (
+        "| workload | ours 1 client p50 ms | ours p50 ms | ours p95 ms | ours req/s | "
+        "ours answers | upstream 1 client p50 ms | upstream p50 ms | upstream p95 ms | "
+        "upstream req/s | upstream answers | p50 speed-up | req/s ratio |"
+    )
     lines = [head, "|" + "---|" * 13]
     for row in rows:
         upstream_p50 = None if row.upstream.timed_out else row.upstream.p50
         upstream_rps = None if row.upstream.timed_out else row.upstream.rps
-        lines.append("| " + " | ".join([
-            row.workload, *_cell(row.ours), *_cell(row.upstream),
-            _ratio(row.ours.p50, upstream_p50),
-            _ratio(upstream_rps, row.ours.rps)]) + " |")
+        lines.append(
+            "| "
+            + " | ".join(
+                [
+                    row.workload,
+                    *_cell(row.ours),
+                    *_cell(row.upstream),
+                    _ratio(row.ours.p50, upstream_p50),
+                    _ratio(upstream_rps, row.ours.rps),
+                ]
+            )
+            + " |"
+        )
     return "\n".join(lines)
 
 
@@ -619,21 +821,30 @@ def _print_row(row: Row) -> None:
 
 def _commit() -> str:
     try:
-        return subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
-                              capture_output=True, text=True, check=True).stdout.strip()
+        return subprocess.run(
+            ["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
 
 
 def claims_table(summaries: dict[str, dict]) -> str:
     """One line per server: what ``claims.py`` reported, and the claims/s ratio."""
-    lines = ["| server | claims | claims/s | claim p50 ms | claim p95 ms | 409 conflicts | "
-             "5xx | usage = claims, no overcommit |", "|" + "---|" * 8]
+    lines = [
+        "| server | claims | claims/s | claim p50 ms | claim p95 ms | 409 conflicts | "
+        "5xx | usage = claims, no overcommit |",
+        "|" + "---|" * 8,
+    ]
     for name, summary in summaries.items():
-        lines.append(f"| {name} | {summary['claims']} | {summary['claims_per_s']} | "
-                     f"{summary['claim_p50_ms']} | {summary['claim_p95_ms']} | "
-                     f"{summary['conflicts']} | {summary['server_errors']} | "
-                     f"{'yes' if summary['verified'] else 'NO'} |")
+        lines.append(
+            f"| {name} | {summary['claims']} | {summary['claims_per_s']} | "
+            f"{summary['claim_p50_ms']} | {summary['claim_p95_ms']} | "
+            f"{summary['conflicts']} | {summary['server_errors']} | "
+            f"{'yes' if summary['verified'] else 'NO'} |"
+        )
     if len(summaries) == 2:
         ours, upstream = summaries["ours"]["claims_per_s"], summaries["upstream"]["claims_per_s"]
         lines += ["", f"claims/s ratio (ours / upstream): {_ratio(upstream, ours)}"]
@@ -642,22 +853,32 @@ def claims_table(summaries: dict[str, dict]) -> str:
 
 def report(rows: list[Row], claims: dict[str, dict], args: argparse.Namespace) -> str:
     kind = "SQLite" if args.db is None else sqlalchemy.engine.make_url(args.db).get_backend_name()
-    return "\n".join([
-        f"### {kind} — {datetime.date.today().isoformat()}",
-        "",
-        f"* machine: {platform.machine()}, {os.cpu_count()} CPUs, {platform.platform()}, "
-        f"Python {platform.python_version()}",
-        f"* commit: {_commit()} (working tree as of the run)",
-        f"* gunicorn for both: `{' '.join(GUNICORN_ARGS)}`; clients: {CONCURRENCY} concurrent "
-        f"keep-alive connections (scale: 1), budget {args.budget:.0f} s per query, "
-        f"client timeout {args.timeout:.0f} s",
-        f"* command: `{' '.join(sys.argv)}`",
-        "",
-        table(rows) if rows else "",
-        "",
-        *(["Claims (`benchmarks/claims.py " + " ".join(CLAIMS_ARGS) + "`):", "",
-           claims_table(claims), ""] if claims else []),
-    ])
+    return "\n".join(
+        [
+            f"### {kind} — {datetime.date.today().isoformat()}",
+            "",
+            f"* machine: {platform.machine()}, {os.cpu_count()} CPUs, {platform.platform()}, "
+            f"Python {platform.python_version()}",
+            f"* commit: {_commit()} (working tree as of the run)",
+            f"* gunicorn for both: `{' '.join(GUNICORN_ARGS)}`; clients: {CONCURRENCY} concurrent "
+            f"keep-alive connections (scale: 1), budget {args.budget:.0f} s per query, "
+            f"client timeout {args.timeout:.0f} s",
+            f"* command: `{' '.join(sys.argv)}`",
+            "",
+            table(rows) if rows else "",
+            "",
+            *(
+                [
+                    "Claims (`benchmarks/claims.py " + " ".join(CLAIMS_ARGS) + "`):",
+                    "",
+                    claims_table(claims),
+                    "",
+                ]
+                if claims
+                else []
+            ),
+        ]
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -667,18 +888,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--upstream-venv", default=DEFAULT_UPSTREAM)
     parser.add_argument("--ours-venv", default=os.path.join(ROOT, ".venv"))
     parser.add_argument("--port", type=int, default=18860)
-    parser.add_argument("--requests", type=int, default=200,
-                        help="requests per query at concurrency 10")
+    parser.add_argument(
+        "--requests", type=int, default=200, help="requests per query at concurrency 10"
+    )
     parser.add_argument("--scale-requests", type=int, default=7)
-    parser.add_argument("--scale-sizes", default="1000,10000,50000",
-                        type=lambda v: [int(x) for x in v.split(",")])
-    parser.add_argument("--budget", type=float, default=60.0,
-                        help="seconds of measuring per query at most")
-    parser.add_argument("--timeout", type=float, default=60.0,
-                        help="seconds a single request may take")
+    parser.add_argument(
+        "--scale-sizes", default="1000,10000,50000", type=lambda v: [int(x) for x in v.split(",")]
+    )
+    parser.add_argument(
+        "--budget", type=float, default=60.0, help="seconds of measuring per query at most"
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=60.0, help="seconds a single request may take"
+    )
     parser.add_argument("--results", help="append the table to this Markdown file")
-    parser.add_argument("--servers", default="ours,upstream",
-                        help="which servers to run (for trying changes out: ours)")
+    parser.add_argument(
+        "--servers",
+        default="ours,upstream",
+        help="which servers to run (for trying changes out: ours)",
+    )
     args = parser.parse_args(argv)
     venvs = {"ours": args.ours_venv, "upstream": args.upstream_venv}
     flavors = [Flavor(name, venvs[name]) for name in args.servers.split(",")]

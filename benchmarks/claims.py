@@ -53,8 +53,9 @@ class Placement:
         if roles:
             self.headers["x-roles"] = roles
 
-    def call(self, method: str, path: str, body: Any = None,
-             version: str = WRITE_VERSION) -> tuple[int, Any]:
+    def call(
+        self, method: str, path: str, body: Any = None, version: str = WRITE_VERSION
+    ) -> tuple[int, Any]:
         headers = dict(self.headers, **{"openstack-api-version": f"placement {version}"})
         data = None
         if body is not None:
@@ -107,32 +108,52 @@ def set_up(api: Placement, count: int, inventory: dict[str, int], name: str) -> 
     for index in range(count):
         rp = str(uuid.uuid4())
         api.ok("POST", "/resource_providers", {"name": f"{name}-{index}", "uuid": rp}, "1.20")
-        api.ok("PUT", f"/resource_providers/{rp}/inventories", {
-            "resource_provider_generation": 0,
-            "inventories": {rc: {"total": total, "max_unit": total}
-                            for rc, total in inventory.items()}}, "1.20")
-        api.ok("PUT", f"/resource_providers/{rp}/aggregates",
-               {"aggregates": [aggregate], "resource_provider_generation": 1}, "1.20")
+        api.ok(
+            "PUT",
+            f"/resource_providers/{rp}/inventories",
+            {
+                "resource_provider_generation": 0,
+                "inventories": {
+                    rc: {"total": total, "max_unit": total} for rc, total in inventory.items()
+                },
+            },
+            "1.20",
+        )
+        api.ok(
+            "PUT",
+            f"/resource_providers/{rp}/aggregates",
+            {"aggregates": [aggregate], "resource_provider_generation": 1},
+            "1.20",
+        )
         providers.append(rp)
     return aggregate, providers
 
 
-def candidates(api: Placement, source: str, resources: dict[str, int],
-               aggregate: str) -> list[dict[str, dict[str, int]]]:
+def candidates(
+    api: Placement, source: str, resources: dict[str, int], aggregate: str
+) -> list[dict[str, dict[str, int]]]:
     """Where a claim could go now: a list of ``{provider: {class: amount}}``."""
     wanted = ",".join(f"{rc}:{n}" for rc, n in resources.items())
     if source == "candidates":
         query = urlencode({"resources": wanted, "member_of": aggregate, "limit": 5})
         answer = api.ok("GET", f"/allocation_candidates?{query}", version="1.21")
-        return [{rp: share["resources"] for rp, share in request["allocations"].items()}
-                for request in answer["allocation_requests"]]
+        return [
+            {rp: share["resources"] for rp, share in request["allocations"].items()}
+            for request in answer["allocation_requests"]
+        ]
     query = urlencode({"resources": wanted, "member_of": aggregate})
     answer = api.ok("GET", f"/resource_providers?{query}", version="1.4")
     return [{rp["uuid"]: dict(resources)} for rp in answer["resource_providers"]]
 
 
-def client(api: Placement, args: argparse.Namespace, aggregate: str, tally: Tally,
-           stop_at: float, seed: int) -> None:
+def client(
+    api: Placement,
+    args: argparse.Namespace,
+    aggregate: str,
+    tally: Tally,
+    stop_at: float,
+    seed: int,
+) -> None:
     rng = random.Random(seed)
     while time.monotonic() < stop_at:
         options = candidates(api, args.source, args.resources, aggregate)
@@ -141,10 +162,16 @@ def client(api: Placement, args: argparse.Namespace, aggregate: str, tally: Tall
         choice = rng.choice(options)
         consumer = str(uuid.uuid4())
         started = time.monotonic()
-        status, answer = api.call("PUT", f"/allocations/{consumer}", {
-            "allocations": {rp: {"resources": r} for rp, r in choice.items()},
-            "project_id": args.project, "user_id": "claims-benchmark",
-            "consumer_generation": None})
+        status, answer = api.call(
+            "PUT",
+            f"/allocations/{consumer}",
+            {
+                "allocations": {rp: {"resources": r} for rp, r in choice.items()},
+                "project_id": args.project,
+                "user_id": "claims-benchmark",
+                "consumer_generation": None,
+            },
+        )
         elapsed = time.monotonic() - started
         with tally.lock:
             tally.attempts += 1
@@ -195,12 +222,18 @@ def clean_up(api: Placement, providers: list[str], tally: Tally) -> None:
 def report(args: argparse.Namespace, tally: Tally, wall: float, problems: list[str]) -> dict:
     latencies = sorted(tally.latencies) or [0.0]
     summary = {
-        "url": args.url, "source": args.source, "clients": args.clients,
-        "providers": args.providers, "wall_s": round(wall, 2),
-        "claims": tally.claims, "claims_per_s": round(tally.claims / wall, 1) if wall else 0,
-        "attempts": tally.attempts, "conflicts": tally.conflicts,
+        "url": args.url,
+        "source": args.source,
+        "clients": args.clients,
+        "providers": args.providers,
+        "wall_s": round(wall, 2),
+        "claims": tally.claims,
+        "claims_per_s": round(tally.claims / wall, 1) if wall else 0,
+        "attempts": tally.attempts,
+        "conflicts": tally.conflicts,
         "conflict_rate": round(tally.conflicts / tally.attempts, 3) if tally.attempts else 0,
-        "capacity_refusals": tally.refusals, "server_errors": len(tally.server_errors),
+        "capacity_refusals": tally.refusals,
+        "server_errors": len(tally.server_errors),
         "claim_p50_ms": round(statistics.median(latencies) * 1000, 1),
         "claim_p95_ms": round(latencies[max(0, int(len(latencies) * 0.95) - 1)] * 1000, 1),
         "verified": not problems,
@@ -223,28 +256,41 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clients", type=int, default=4, help="concurrent clients")
     parser.add_argument("--duration", type=float, default=10.0, help="seconds to run at most")
     parser.add_argument("--providers", type=int, default=4, help="providers to create")
-    parser.add_argument("--inventory", type=lambda t: parse_amounts(t, "="),
-                        default=parse_amounts("VCPU=100000,MEMORY_MB=10000000", "="),
-                        help="each provider's inventory, e.g. VCPU=64,MEMORY_MB=65536")
-    parser.add_argument("--resources", type=lambda t: parse_amounts(t, ":"),
-                        default=parse_amounts("VCPU:1,MEMORY_MB:128", ":"),
-                        help="one claim, e.g. VCPU:1,MEMORY_MB:128")
-    parser.add_argument("--source", choices=("providers", "candidates"), default="providers",
-                        help="GET /resource_providers or GET /allocation_candidates?limit=5")
+    parser.add_argument(
+        "--inventory",
+        type=lambda t: parse_amounts(t, "="),
+        default=parse_amounts("VCPU=100000,MEMORY_MB=10000000", "="),
+        help="each provider's inventory, e.g. VCPU=64,MEMORY_MB=65536",
+    )
+    parser.add_argument(
+        "--resources",
+        type=lambda t: parse_amounts(t, ":"),
+        default=parse_amounts("VCPU:1,MEMORY_MB:128", ":"),
+        help="one claim, e.g. VCPU:1,MEMORY_MB:128",
+    )
+    parser.add_argument(
+        "--source",
+        choices=("providers", "candidates"),
+        default="providers",
+        help="GET /resource_providers or GET /allocation_candidates?limit=5",
+    )
     parser.add_argument("--project", default="claims-benchmark")
     parser.add_argument("--keep", action="store_true", help="leave providers and claims")
     parser.add_argument("--json", action="store_true", help="one JSON line as the report")
     args = parser.parse_args(argv)
 
     api = Placement(args.url, args.token, args.roles)
-    aggregate, providers = set_up(api, args.providers, args.inventory,
-                                  f"claims-{uuid.uuid4().hex[:8]}")
+    aggregate, providers = set_up(
+        api, args.providers, args.inventory, f"claims-{uuid.uuid4().hex[:8]}"
+    )
     tally = Tally()
     started = time.monotonic()
     stop_at = started + args.duration
     with ThreadPoolExecutor(args.clients) as pool:
-        for future in [pool.submit(client, api, args, aggregate, tally, stop_at, seed)
-                       for seed in range(args.clients)]:
+        for future in [
+            pool.submit(client, api, args, aggregate, tally, stop_at, seed)
+            for seed in range(args.clients)
+        ]:
             future.result()
     wall = time.monotonic() - started
     problems = verify(api, providers, tally)

@@ -21,17 +21,21 @@ GLOBAL_REQUEST_ID_KEY = "openstack.global_request_id"
 
 WSGIApp = Callable[[dict, Callable], Iterable[bytes]]
 
-_UNAUTHORIZED_BODY = json.dumps({
-    "message": errors._EXPLANATIONS[401] + "<br /><br />\n\n\n",
-    "code": "401 Unauthorized",
-    "title": "Unauthorized",
-}).encode()
+_UNAUTHORIZED_BODY = json.dumps(
+    {
+        "message": errors._EXPLANATIONS[401] + "<br /><br />\n\n\n",
+        "code": "401 Unauthorized",
+        "title": "Unauthorized",
+    }
+).encode()
 
 
 def unauthorized(start_response: Callable) -> list[bytes]:
     """The plain 401 upstream answers before any placement handling."""
-    start_response("401 Unauthorized", [("Content-Type", "application/json"),
-                                         ("Content-Length", str(len(_UNAUTHORIZED_BODY)))])
+    start_response(
+        "401 Unauthorized",
+        [("Content-Type", "application/json"), ("Content-Length", str(len(_UNAUTHORIZED_BODY)))],
+    )
     return [_UNAUTHORIZED_BODY]
 
 
@@ -73,8 +77,10 @@ class ContextMiddleware:
 
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
         ctx = oslo_context.RequestContext.from_environ(
-            environ, request_id=environ.get(REQUEST_ID_KEY),
-            global_request_id=environ.get(GLOBAL_REQUEST_ID_KEY))
+            environ,
+            request_id=environ.get(REQUEST_ID_KEY),
+            global_request_id=environ.get(GLOBAL_REQUEST_ID_KEY),
+        )
         if ctx.user_id is None and environ.get("PATH_INFO") not in ("/", ""):
             return unauthorized(start_response)
         environ[ENVIRON_KEY] = ctx

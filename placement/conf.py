@@ -22,70 +22,114 @@ PROJECT = "placement"
 
 _default_opts = [
     cfg.BoolOpt("debug", default=False, help="Log at DEBUG level."),
-    cfg.BoolOpt("log_options", default=True,
-                help="Log every option value at DEBUG level when the API starts."),
+    cfg.BoolOpt(
+        "log_options",
+        default=True,
+        help="Log every option value at DEBUG level when the API starts.",
+    ),
     cfg.StrOpt("tempdir", help="Directory for temporary files."),
-    cfg.StrOpt("pybasedir", default=os.path.dirname(os.path.abspath(__file__)),
-               sample_default="<Path>", help="Base directory of the installed package."),
+    cfg.StrOpt(
+        "pybasedir",
+        default=os.path.dirname(os.path.abspath(__file__)),
+        sample_default="<Path>",
+        help="Base directory of the installed package.",
+    ),
     cfg.StrOpt("state_path", default="$pybasedir", help="Top-level state directory."),
 ]
 
 _api_opts = [
-    cfg.StrOpt("auth_strategy", default="keystone", choices=("keystone", "noauth2"),
-               deprecated_group="DEFAULT",
-               help="How requests are authenticated: 'keystone' validates tokens "
-               "with keystonemiddleware; 'noauth2' trusts the token text (testing only)."),
+    cfg.StrOpt(
+        "auth_strategy",
+        default="keystone",
+        choices=("keystone", "noauth2"),
+        deprecated_group="DEFAULT",
+        help="How requests are authenticated: 'keystone' validates tokens "
+        "with keystonemiddleware; 'noauth2' trusts the token text (testing only).",
+    ),
 ]
 
 _placement_opts = [
-    cfg.BoolOpt("randomize_allocation_candidates", default=False,
-                help="Return a random sample of candidates when 'limit' cuts the list."),
-    cfg.StrOpt("incomplete_consumer_project_id",
-               default="00000000-0000-0000-0000-000000000000",
-               help="Project recorded for allocations written before microversion 1.8."),
-    cfg.StrOpt("incomplete_consumer_user_id",
-               default="00000000-0000-0000-0000-000000000000",
-               help="User recorded for allocations written before microversion 1.8."),
-    cfg.IntOpt("allocation_conflict_retry_count", default=10, min=1,
-               help="How often an allocation write is retried server-side when "
-               "another writer changed a provider's generation meanwhile."),
-    cfg.IntOpt("max_allocation_candidates", default=-1, min=-1,
-               help="Stop generating allocation candidates after this many "
-               "(-1 = no limit)."),
-    cfg.StrOpt("allocation_candidates_generation_strategy", default="depth-first",
-               choices=("depth-first", "breadth-first"),
-               help="Order in which root providers are visited while generating "
-               "candidates: one root exhausted first, or round-robin."),
+    cfg.BoolOpt(
+        "randomize_allocation_candidates",
+        default=False,
+        help="Return a random sample of candidates when 'limit' cuts the list.",
+    ),
+    cfg.StrOpt(
+        "incomplete_consumer_project_id",
+        default="00000000-0000-0000-0000-000000000000",
+        help="Project recorded for allocations written before microversion 1.8.",
+    ),
+    cfg.StrOpt(
+        "incomplete_consumer_user_id",
+        default="00000000-0000-0000-0000-000000000000",
+        help="User recorded for allocations written before microversion 1.8.",
+    ),
+    cfg.IntOpt(
+        "allocation_conflict_retry_count",
+        default=10,
+        min=1,
+        help="How often an allocation write is retried server-side when "
+        "another writer changed a provider's generation meanwhile.",
+    ),
+    cfg.IntOpt(
+        "max_allocation_candidates",
+        default=-1,
+        min=-1,
+        help="Stop generating allocation candidates after this many (-1 = no limit).",
+    ),
+    cfg.StrOpt(
+        "allocation_candidates_generation_strategy",
+        default="depth-first",
+        choices=("depth-first", "breadth-first"),
+        help="Order in which root providers are visited while generating "
+        "candidates: one root exhausted first, or round-robin.",
+    ),
 ]
 
 _database_opts = [
-    cfg.StrOpt("connection", secret=True,
-               help="SQLAlchemy URL of the database. Unset: embedded SQLite."),
-    cfg.StrOpt("connection_parameters", default="",
-               help="Extra query parameters appended to the connection URL."),
-    cfg.BoolOpt("sqlite_synchronous", default=True,
-                help="Use SQLite's synchronous mode."),
+    cfg.StrOpt(
+        "connection", secret=True, help="SQLAlchemy URL of the database. Unset: embedded SQLite."
+    ),
+    cfg.StrOpt(
+        "connection_parameters",
+        default="",
+        help="Extra query parameters appended to the connection URL.",
+    ),
+    cfg.BoolOpt("sqlite_synchronous", default=True, help="Use SQLite's synchronous mode."),
     cfg.StrOpt("slave_connection", secret=True, help="Read-replica URL (unused)."),
     cfg.StrOpt("mysql_sql_mode", default="TRADITIONAL", help="MySQL session sql_mode."),
-    cfg.IntOpt("connection_recycle_time", default=3600,
-               help="Recycle pooled connections after this many seconds."),
+    cfg.IntOpt(
+        "connection_recycle_time",
+        default=3600,
+        help="Recycle pooled connections after this many seconds.",
+    ),
     cfg.IntOpt("max_pool_size", help="Connection pool size (driver default if unset)."),
-    cfg.IntOpt("max_retries", default=10,
-               help="Connection attempts at start-up (-1 = forever)."),
+    cfg.IntOpt("max_retries", default=10, help="Connection attempts at start-up (-1 = forever)."),
     cfg.IntOpt("retry_interval", default=10, help="Seconds between connection attempts."),
     cfg.IntOpt("max_overflow", help="Connections allowed beyond the pool size."),
-    cfg.IntOpt("connection_debug", default=0, min=0, max=100,
-               help="SQL logging: 0 none, 50 statements, 100 everything."),
+    cfg.IntOpt(
+        "connection_debug",
+        default=0,
+        min=0,
+        max=100,
+        help="SQL logging: 0 none, 50 statements, 100 everything.",
+    ),
     cfg.BoolOpt("connection_trace", default=False, help="Unused; kept for compatibility."),
     cfg.IntOpt("pool_timeout", help="Seconds to wait for a pooled connection."),
-    cfg.BoolOpt("sync_on_startup", default=False,
-                help="Migrate the database to the latest schema when the API starts."),
+    cfg.BoolOpt(
+        "sync_on_startup",
+        default=False,
+        help="Migrate the database to the latest schema when the API starts.",
+    ),
 ]
 
 _workarounds_opts = [
-    cfg.BoolOpt("optimize_for_wide_provider_trees", default=False,
-                help="Accepted for compatibility; our candidate engine always "
-                "prunes combinations that cannot fit."),
+    cfg.BoolOpt(
+        "optimize_for_wide_provider_trees",
+        default=False,
+        help="Accepted for compatibility; our candidate engine always "
+        "prunes combinations that cannot fit.",
+    ),
 ]
 
 GROUPS: dict[str, list[cfg.Opt]] = {
@@ -108,11 +152,23 @@ def list_opts() -> list[tuple[str, list[cfg.Opt]]]:
 
 #: ``[cors]`` defaults of a Placement service (upstream sets them at WSGI start-up).
 CORS_DEFAULTS = {
-    "allow_headers": ["X-Auth-Token", "X-Openstack-Request-Id", "X-Identity-Status",
-                      "X-Roles", "X-Service-Catalog", "X-User-Id", "X-Tenant-Id",
-                      "OpenStack-API-Version"],
-    "expose_headers": ["X-Auth-Token", "X-Openstack-Request-Id", "X-Subject-Token",
-                       "X-Service-Token", "OpenStack-API-Version"],
+    "allow_headers": [
+        "X-Auth-Token",
+        "X-Openstack-Request-Id",
+        "X-Identity-Status",
+        "X-Roles",
+        "X-Service-Catalog",
+        "X-User-Id",
+        "X-Tenant-Id",
+        "OpenStack-API-Version",
+    ],
+    "expose_headers": [
+        "X-Auth-Token",
+        "X-Openstack-Request-Id",
+        "X-Subject-Token",
+        "X-Service-Token",
+        "OpenStack-API-Version",
+    ],
     "allow_methods": ["GET", "PUT", "POST", "DELETE", "PATCH"],
 }
 
@@ -135,24 +191,34 @@ def wsgi_config_files() -> list[str] | None:
     if config_dir:
         path = os.path.join(config_dir, "placement.conf")
         if not os.path.exists(path):
-            raise ConfigError(f"Configuration file not found: {path} "
-                              "(from OS_PLACEMENT_CONFIG_DIR)")
+            raise ConfigError(
+                f"Configuration file not found: {path} (from OS_PLACEMENT_CONFIG_DIR)"
+            )
         return [path]
     return None
 
 
-def load(argv: Sequence[str] | None = None, *,
-         default_config_files: Iterable[str] | None = None,
-         cli_opts: Iterable[cfg.Opt] = (), prog: str | None = None) -> cfg.ConfigOpts:
+def load(
+    argv: Sequence[str] | None = None,
+    *,
+    default_config_files: Iterable[str] | None = None,
+    cli_opts: Iterable[cfg.Opt] = (),
+    prog: str | None = None,
+) -> cfg.ConfigOpts:
     """Parse command line and files into a new, validated ``ConfigOpts``."""
     conf = cfg.ConfigOpts()
     register_opts(conf)
     for opt in cli_opts:
         conf.register_cli_opt(opt)
     try:
-        conf(list(argv or []), project=PROJECT, prog=prog,
-             default_config_files=(list(default_config_files)
-                                   if default_config_files is not None else None))
+        conf(
+            list(argv or []),
+            project=PROJECT,
+            prog=prog,
+            default_config_files=(
+                list(default_config_files) if default_config_files is not None else None
+            ),
+        )
     except cfg.Error as exc:
         raise ConfigError(str(exc)) from None
     validate(conf)
@@ -167,14 +233,14 @@ def validate(conf: cfg.ConfigOpts) -> None:
             try:
                 getattr(section, opt.dest)
             except (cfg.Error, ValueError) as exc:
-                raise ConfigError(
-                    f"Invalid value for option [{group}] {opt.name}: {exc}") from None
+                raise ConfigError(f"Invalid value for option [{group}] {opt.name}: {exc}") from None
 
 
 def embedded_database_path() -> str:
     """Where the embedded SQLite database lives for this user."""
     base = os.environ.get("XDG_DATA_HOME") or os.path.join(
-        os.path.expanduser("~"), ".local", "share")
+        os.path.expanduser("~"), ".local", "share"
+    )
     return os.path.join(base, "placement", "placement.sqlite")
 
 

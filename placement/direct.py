@@ -96,14 +96,20 @@ class Client:
     def delete(self, url: str, **kwargs: Any) -> Response:
         return self.request("DELETE", url, **kwargs)
 
-    def request(self, method: str, url: str, json: Any = None, version: str | None = None,
-                headers: dict[str, str] | None = None) -> Response:
+    def request(
+        self,
+        method: str,
+        url: str,
+        json: Any = None,
+        version: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> Response:
         """``url`` is a path below the API root (``/resource_providers?name=x``);
         ``version`` a microversion such as ``"1.30"`` or ``"latest"``."""
         parts = urlsplit(url)
         path = parts.path
         if path.startswith(PREFIX + "/") or path == PREFIX:
-            path = path[len(PREFIX):]
+            path = path[len(PREFIX) :]
         body = b"" if json is None else _dumps(json)
         environ = {
             "REQUEST_METHOD": method.upper(),
@@ -180,8 +186,12 @@ class PlacementDirect:
         self._app = wsgi.create_app(self._conf)
         return Client(self._app, host=str(uuid.uuid4()), latest_microversion=self._latest)
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         engine = getattr(self._app, "placement_engine", None)
         if engine is not None:
             engine.dispose()

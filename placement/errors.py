@@ -35,8 +35,7 @@ _EXPLANATIONS = {
     403: "Access was denied to this resource.",
     404: "The resource could not be found.",
     409: "There was a conflict when trying to complete your request.",
-    500: "The server has either erred or is incapable of performing the "
-    "requested operation.",
+    500: "The server has either erred or is incapable of performing the requested operation.",
 }
 
 
@@ -51,8 +50,9 @@ class PlacementError(Exception):
     status = 500
     vary = True
 
-    def __init__(self, message: str = "", *, code: str | None = None,
-                 headers: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, message: str = "", *, code: str | None = None, headers: dict[str, str] | None = None
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.code = code or DEFAULT
@@ -98,8 +98,11 @@ class _TightDetail(PlacementError):
 class MethodNotAllowed(_TightDetail):
     status = 405
 
-    def __init__(self, allow: str | None = None,
-                 message: str = "The method specified is not allowed for this resource.") -> None:
+    def __init__(
+        self,
+        allow: str | None = None,
+        message: str = "The method specified is not allowed for this resource.",
+    ) -> None:
         headers = {"allow": allow} if allow else {}
         super().__init__(message, headers=headers)
 
@@ -117,8 +120,10 @@ class NotAcceptable(_TightDetail):
 
     def explanation(self, environ: dict) -> str:
         accept = environ.get("HTTP_ACCEPT", "")
-        return ("The resource could not be generated that was acceptable to "
-                f"your browser (content of type {accept}.")
+        return (
+            "The resource could not be generated that was acceptable to "
+            f"your browser (content of type {accept}."
+        )
 
 
 class UnsupportedMediaType(_TightDetail):
@@ -172,8 +177,9 @@ def _preferred_format(accept: str | None) -> str:
     return "plain"
 
 
-def render(error: PlacementError, environ: dict, *, request_id: str | None,
-           with_code: bool) -> tuple[str, bytes]:
+def render(
+    error: PlacementError, environ: dict, *, request_id: str | None, with_code: bool
+) -> tuple[str, bytes]:
     """Render ``error`` as (content type, body) for the request's Accept."""
     status = error.status
     title = _title(status)
@@ -189,8 +195,10 @@ def render(error: PlacementError, environ: dict, *, request_id: str | None,
         return "application/json", json.dumps({"errors": [doc]}).encode()
     head = f"{status} {title}"
     if fmt == "html":
-        body = (f"<html>\n <head>\n  <title>{head}</title>\n </head>\n <body>\n"
-                f"  <h1>{head}</h1>\n  {html.escape(error.explanation(environ))}"
-                f"<br /><br />\n{html.escape(error.message)}\n\n\n </body>\n</html>")
+        body = (
+            f"<html>\n <head>\n  <title>{head}</title>\n </head>\n <body>\n"
+            f"  <h1>{head}</h1>\n  {html.escape(error.explanation(environ))}"
+            f"<br /><br />\n{html.escape(error.message)}\n\n\n </body>\n</html>"
+        )
         return "text/html; charset=UTF-8", body.encode()
     return "text/plain; charset=UTF-8", f"{head}\n\n{detail}".encode()

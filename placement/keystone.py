@@ -17,7 +17,8 @@ def wrap(conf: cfg.ConfigOpts, app: auth.WSGIApp) -> auth.WSGIApp:
     except ImportError:
         raise ConfigError(
             "[api] auth_strategy = keystone needs keystonemiddleware: "
-            "install it with 'pip install placement-lite[keystone]'") from None
+            "install it with 'pip install placement-lite[keystone]'"
+        ) from None
     protected = auth_token.AuthProtocol(app, {"oslo_config_config": conf})
 
     def skip_root(environ: dict, start_response: Callable) -> Iterable[bytes]:

@@ -9,7 +9,8 @@ import sys
 from oslo_config import cfg
 
 current_request_id: contextvars.ContextVar[str] = contextvars.ContextVar(
-    "placement_request_id", default="-")
+    "placement_request_id", default="-"
+)
 
 _FORMAT = "%(asctime)s %(process)d %(levelname)s %(name)s [%(request_id)s] %(message)s"
 

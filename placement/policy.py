@@ -27,108 +27,243 @@ ADMIN_OR_PROJECT_READER_OR_SERVICE = "rule:admin_or_project_reader_or_service_ap
 
 # Upstream names the deprecated default after the rule it used to be.
 _LEGACY_ADMIN = policy.DeprecatedRule(
-    name="rule:admin_api", check_str="role:admin",
+    name="rule:admin_api",
+    check_str="role:admin",
     deprecated_reason="Placement's policies moved to role-based defaults with "
-                      "scope types; the admin-only legacy defaults are deprecated.",
-    deprecated_since="W")
+    "scope types; the admin-only legacy defaults are deprecated.",
+    deprecated_since="W",
+)
 
 BASE_RULES = [
-    policy.RuleDefault("admin_api", "role:admin",
-                       description="Default rule for most placement APIs.",
-                       scope_types=["project"]),
-    policy.RuleDefault("service_api", "role:service",
-                       description="Default rule for service-to-service placement APIs.",
-                       scope_types=["project"], deprecated_rule=_LEGACY_ADMIN),
-    policy.RuleDefault("admin_or_service_api", "role:admin or role:service",
-                       description="Default rule for most placement APIs.",
-                       scope_types=["project"], deprecated_rule=_LEGACY_ADMIN),
-    policy.RuleDefault("project_reader_api", "role:reader and project_id:%(project_id)s",
-                       description="Default rule for project level reader APIs.",
-                       deprecated_rule=_LEGACY_ADMIN),
-    policy.RuleDefault("admin_or_project_reader_or_service_api",
-                       "role:admin or rule:project_reader_api or role:service",
-                       description="Default rule for project level reader APIs.",
-                       scope_types=["project"], deprecated_rule=_LEGACY_ADMIN),
+    policy.RuleDefault(
+        "admin_api",
+        "role:admin",
+        description="Default rule for most placement APIs.",
+        scope_types=["project"],
+    ),
+    policy.RuleDefault(
+        "service_api",
+        "role:service",
+        description="Default rule for service-to-service placement APIs.",
+        scope_types=["project"],
+        deprecated_rule=_LEGACY_ADMIN,
+    ),
+    policy.RuleDefault(
+        "admin_or_service_api",
+        "role:admin or role:service",
+        description="Default rule for most placement APIs.",
+        scope_types=["project"],
+        deprecated_rule=_LEGACY_ADMIN,
+    ),
+    policy.RuleDefault(
+        "project_reader_api",
+        "role:reader and project_id:%(project_id)s",
+        description="Default rule for project level reader APIs.",
+        deprecated_rule=_LEGACY_ADMIN,
+    ),
+    policy.RuleDefault(
+        "admin_or_project_reader_or_service_api",
+        "role:admin or rule:project_reader_api or role:service",
+        description="Default rule for project level reader APIs.",
+        scope_types=["project"],
+        deprecated_rule=_LEGACY_ADMIN,
+    ),
 ]
 
 _RP = "/resource_providers/{uuid}"
 
 # (rule name, check string, description, [(method, path), ...]) in upstream's order.
 _API_RULES = [
-    ("placement:resource_providers:list", ADMIN_OR_SERVICE, "List resource providers.",
-     [("GET", "/resource_providers")]),
-    ("placement:resource_providers:create", ADMIN_OR_SERVICE, "Create resource provider.",
-     [("POST", "/resource_providers")]),
-    ("placement:resource_providers:show", ADMIN_OR_SERVICE, "Show resource provider.",
-     [("GET", _RP)]),
-    ("placement:resource_providers:update", ADMIN_OR_SERVICE, "Update resource provider.",
-     [("PUT", _RP)]),
-    ("placement:resource_providers:delete", ADMIN_OR_SERVICE, "Delete resource provider.",
-     [("DELETE", _RP)]),
-    ("placement:resource_classes:list", ADMIN_OR_SERVICE, "List resource classes.",
-     [("GET", "/resource_classes")]),
-    ("placement:resource_classes:create", ADMIN_OR_SERVICE, "Create resource class.",
-     [("POST", "/resource_classes")]),
-    ("placement:resource_classes:show", ADMIN_OR_SERVICE, "Show resource class.",
-     [("GET", "/resource_classes/{name}")]),
-    ("placement:resource_classes:update", ADMIN_OR_SERVICE, "Update resource class.",
-     [("PUT", "/resource_classes/{name}")]),
-    ("placement:resource_classes:delete", ADMIN_OR_SERVICE, "Delete resource class.",
-     [("DELETE", "/resource_classes/{name}")]),
-    ("placement:resource_providers:inventories:list", ADMIN_OR_SERVICE,
-     "List resource provider inventories.", [("GET", _RP + "/inventories")]),
-    ("placement:resource_providers:inventories:create", ADMIN_OR_SERVICE,
-     "Create one resource provider inventory.", [("POST", _RP + "/inventories")]),
-    ("placement:resource_providers:inventories:show", ADMIN_OR_SERVICE,
-     "Show resource provider inventory.", [("GET", _RP + "/inventories/{resource_class}")]),
-    ("placement:resource_providers:inventories:update", ADMIN_OR_SERVICE,
-     "Update resource provider inventory.",
-     [("PUT", _RP + "/inventories"), ("PUT", _RP + "/inventories/{resource_class}")]),
-    ("placement:resource_providers:inventories:delete", ADMIN_OR_SERVICE,
-     "Delete resource provider inventory.",
-     [("DELETE", _RP + "/inventories"), ("DELETE", _RP + "/inventories/{resource_class}")]),
-    ("placement:resource_providers:aggregates:list", ADMIN_OR_SERVICE,
-     "List resource provider aggregates.", [("GET", _RP + "/aggregates")]),
-    ("placement:resource_providers:aggregates:update", ADMIN_OR_SERVICE,
-     "Update resource provider aggregates.", [("PUT", _RP + "/aggregates")]),
-    ("placement:resource_providers:usages", ADMIN_OR_SERVICE,
-     "List resource provider usages.", [("GET", _RP + "/usages")]),
+    (
+        "placement:resource_providers:list",
+        ADMIN_OR_SERVICE,
+        "List resource providers.",
+        [("GET", "/resource_providers")],
+    ),
+    (
+        "placement:resource_providers:create",
+        ADMIN_OR_SERVICE,
+        "Create resource provider.",
+        [("POST", "/resource_providers")],
+    ),
+    (
+        "placement:resource_providers:show",
+        ADMIN_OR_SERVICE,
+        "Show resource provider.",
+        [("GET", _RP)],
+    ),
+    (
+        "placement:resource_providers:update",
+        ADMIN_OR_SERVICE,
+        "Update resource provider.",
+        [("PUT", _RP)],
+    ),
+    (
+        "placement:resource_providers:delete",
+        ADMIN_OR_SERVICE,
+        "Delete resource provider.",
+        [("DELETE", _RP)],
+    ),
+    (
+        "placement:resource_classes:list",
+        ADMIN_OR_SERVICE,
+        "List resource classes.",
+        [("GET", "/resource_classes")],
+    ),
+    (
+        "placement:resource_classes:create",
+        ADMIN_OR_SERVICE,
+        "Create resource class.",
+        [("POST", "/resource_classes")],
+    ),
+    (
+        "placement:resource_classes:show",
+        ADMIN_OR_SERVICE,
+        "Show resource class.",
+        [("GET", "/resource_classes/{name}")],
+    ),
+    (
+        "placement:resource_classes:update",
+        ADMIN_OR_SERVICE,
+        "Update resource class.",
+        [("PUT", "/resource_classes/{name}")],
+    ),
+    (
+        "placement:resource_classes:delete",
+        ADMIN_OR_SERVICE,
+        "Delete resource class.",
+        [("DELETE", "/resource_classes/{name}")],
+    ),
+    (
+        "placement:resource_providers:inventories:list",
+        ADMIN_OR_SERVICE,
+        "List resource provider inventories.",
+        [("GET", _RP + "/inventories")],
+    ),
+    (
+        "placement:resource_providers:inventories:create",
+        ADMIN_OR_SERVICE,
+        "Create one resource provider inventory.",
+        [("POST", _RP + "/inventories")],
+    ),
+    (
+        "placement:resource_providers:inventories:show",
+        ADMIN_OR_SERVICE,
+        "Show resource provider inventory.",
+        [("GET", _RP + "/inventories/{resource_class}")],
+    ),
+    (
+        "placement:resource_providers:inventories:update",
+        ADMIN_OR_SERVICE,
+        "Update resource provider inventory.",
+        [("PUT", _RP + "/inventories"), ("PUT", _RP + "/inventories/{resource_class}")],
+    ),
+    (
+        "placement:resource_providers:inventories:delete",
+        ADMIN_OR_SERVICE,
+        "Delete resource provider inventory.",
+        [("DELETE", _RP + "/inventories"), ("DELETE", _RP + "/inventories/{resource_class}")],
+    ),
+    (
+        "placement:resource_providers:aggregates:list",
+        ADMIN_OR_SERVICE,
+        "List resource provider aggregates.",
+        [("GET", _RP + "/aggregates")],
+    ),
+    (
+        "placement:resource_providers:aggregates:update",
+        ADMIN_OR_SERVICE,
+        "Update resource provider aggregates.",
+        [("PUT", _RP + "/aggregates")],
+    ),
+    (
+        "placement:resource_providers:usages",
+        ADMIN_OR_SERVICE,
+        "List resource provider usages.",
+        [("GET", _RP + "/usages")],
+    ),
     # A project reader may see its own project's usages (target: the query's project_id).
-    ("placement:usages", ADMIN_OR_PROJECT_READER_OR_SERVICE,
-     "List total resource usages for a given project.", [("GET", "/usages")]),
+    (
+        "placement:usages",
+        ADMIN_OR_PROJECT_READER_OR_SERVICE,
+        "List total resource usages for a given project.",
+        [("GET", "/usages")],
+    ),
     ("placement:traits:list", ADMIN_OR_SERVICE, "List traits.", [("GET", "/traits")]),
     ("placement:traits:show", ADMIN_OR_SERVICE, "Show trait.", [("GET", "/traits/{name}")]),
     ("placement:traits:update", ADMIN_OR_SERVICE, "Update trait.", [("PUT", "/traits/{name}")]),
-    ("placement:traits:delete", ADMIN_OR_SERVICE, "Delete trait.",
-     [("DELETE", "/traits/{name}")]),
-    ("placement:resource_providers:traits:list", ADMIN_OR_SERVICE,
-     "List resource provider traits.", [("GET", _RP + "/traits")]),
-    ("placement:resource_providers:traits:update", ADMIN_OR_SERVICE,
-     "Update resource provider traits.", [("PUT", _RP + "/traits")]),
-    ("placement:resource_providers:traits:delete", ADMIN_OR_SERVICE,
-     "Delete resource provider traits.", [("DELETE", _RP + "/traits")]),
-    ("placement:allocations:manage", ADMIN_OR_SERVICE,
-     "Manage allocations of several consumers at once.", [("POST", "/allocations")]),
-    ("placement:allocations:list", ADMIN_OR_SERVICE, "List allocations of a consumer.",
-     [("GET", "/allocations/{consumer_uuid}")]),
-    ("placement:allocations:update", ADMIN_OR_SERVICE, "Update allocations of a consumer.",
-     [("PUT", "/allocations/{consumer_uuid}")]),
-    ("placement:allocations:delete", ADMIN_OR_SERVICE, "Delete allocations of a consumer.",
-     [("DELETE", "/allocations/{consumer_uuid}")]),
-    ("placement:resource_providers:allocations:list", ADMIN_OR_SERVICE,
-     "List resource provider allocations.", [("GET", _RP + "/allocations")]),
-    ("placement:allocation_candidates:list", ADMIN_OR_SERVICE,
-     "List allocation candidates.", [("GET", "/allocation_candidates")]),
+    ("placement:traits:delete", ADMIN_OR_SERVICE, "Delete trait.", [("DELETE", "/traits/{name}")]),
+    (
+        "placement:resource_providers:traits:list",
+        ADMIN_OR_SERVICE,
+        "List resource provider traits.",
+        [("GET", _RP + "/traits")],
+    ),
+    (
+        "placement:resource_providers:traits:update",
+        ADMIN_OR_SERVICE,
+        "Update resource provider traits.",
+        [("PUT", _RP + "/traits")],
+    ),
+    (
+        "placement:resource_providers:traits:delete",
+        ADMIN_OR_SERVICE,
+        "Delete resource provider traits.",
+        [("DELETE", _RP + "/traits")],
+    ),
+    (
+        "placement:allocations:manage",
+        ADMIN_OR_SERVICE,
+        "Manage allocations of several consumers at once.",
+        [("POST", "/allocations")],
+    ),
+    (
+        "placement:allocations:list",
+        ADMIN_OR_SERVICE,
+        "List allocations of a consumer.",
+        [("GET", "/allocations/{consumer_uuid}")],
+    ),
+    (
+        "placement:allocations:update",
+        ADMIN_OR_SERVICE,
+        "Update allocations of a consumer.",
+        [("PUT", "/allocations/{consumer_uuid}")],
+    ),
+    (
+        "placement:allocations:delete",
+        ADMIN_OR_SERVICE,
+        "Delete allocations of a consumer.",
+        [("DELETE", "/allocations/{consumer_uuid}")],
+    ),
+    (
+        "placement:resource_providers:allocations:list",
+        ADMIN_OR_SERVICE,
+        "List resource provider allocations.",
+        [("GET", _RP + "/allocations")],
+    ),
+    (
+        "placement:allocation_candidates:list",
+        ADMIN_OR_SERVICE,
+        "List allocation candidates.",
+        [("GET", "/allocation_candidates")],
+    ),
     # Reshaping moves allocations between providers: only services (nova) do it.
-    ("placement:reshaper:reshape", SERVICE, "Reshape inventories and allocations.",
-     [("POST", "/reshaper")]),
+    (
+        "placement:reshaper:reshape",
+        SERVICE,
+        "Reshape inventories and allocations.",
+        [("POST", "/reshaper")],
+    ),
 ]
 
 API_RULES = [
     policy.DocumentedRuleDefault(
-        name=name, check_str=check_str, description=description,
+        name=name,
+        check_str=check_str,
+        description=description,
         operations=[{"method": method, "path": path} for method, path in operations],
-        scope_types=["project"])
+        scope_types=["project"],
+    )
     for name, check_str, description, operations in _API_RULES
 ]
 
@@ -156,12 +291,14 @@ def make_enforcer(conf: cfg.ConfigOpts) -> policy.Enforcer:
         except (ValueError, TypeError, AttributeError) as exc:
             path = enforcer.policy_path or conf.oslo_policy.policy_file
             raise placement_conf.ConfigError(
-                f"Invalid policy file {path}: {_file_problem(path) or exc}") from None
+                f"Invalid policy file {path}: {_file_problem(path) or exc}"
+            ) from None
         rules = {name: rule.check_str for name, rule in enforcer.file_rules.items()}
         problem = _rules_problem(rules)
         if problem:
             raise placement_conf.ConfigError(
-                f"Invalid policy file {enforcer.policy_path}: {problem}")
+                f"Invalid policy file {enforcer.policy_path}: {problem}"
+            )
     return enforcer
 
 
@@ -226,8 +363,12 @@ def _rules_problem(rules: dict) -> str | None:
     return None
 
 
-def authorize(enforcer: policy.Enforcer, context: oslo_context.RequestContext,
-              rule: str, target: dict | None = None) -> None:
+def authorize(
+    enforcer: policy.Enforcer,
+    context: oslo_context.RequestContext,
+    rule: str,
+    target: dict | None = None,
+) -> None:
     """Raise :class:`errors.Forbidden` unless ``rule`` allows the request.
 
     A token of the wrong scope (e.g. system-scoped; every rule is for project

@@ -41,10 +41,24 @@ def api_call(app, method: str, path: str, body=None, version: str = "latest") ->
 
 def _export_ids() -> None:
     """Environment variables the YAML files refer to (fresh per file)."""
-    for name in ("RP_UUID", "RP_UUID1", "RP_UUID2", "PARENT_PROVIDER_UUID",
-                 "ALT_PARENT_PROVIDER_UUID", "PROJECT_ID", "PROJECT_ID_ALT", "USER_ID",
-                 "USER_ID_ALT", "ADMIN_PROJECT_ID", "SERVICE_PROJECT_ID", "INSTANCE_UUID",
-                 "MIGRATION_UUID", "CONSUMER_UUID", "CONSUMER_UUID1", "CONSUMER_UUID2"):
+    for name in (
+        "RP_UUID",
+        "RP_UUID1",
+        "RP_UUID2",
+        "PARENT_PROVIDER_UUID",
+        "ALT_PARENT_PROVIDER_UUID",
+        "PROJECT_ID",
+        "PROJECT_ID_ALT",
+        "USER_ID",
+        "USER_ID_ALT",
+        "ADMIN_PROJECT_ID",
+        "SERVICE_PROJECT_ID",
+        "INSTANCE_UUID",
+        "MIGRATION_UUID",
+        "CONSUMER_UUID",
+        "CONSUMER_UUID1",
+        "CONSUMER_UUID2",
+    ):
         os.environ[name] = str(uuid.uuid4())
     for name in ("RP_NAME", "RP_NAME1", "RP_NAME2"):
         os.environ[name] = f"rp-{uuid.uuid4().hex[:12]}"

@@ -24,6 +24,9 @@ def generate(metafunc, backend: str) -> None:
         metafunc.parametrize("test, result", [], ids=[])
         return
     driver.py_test_generator(
-        GABBITS, intercept=gabbi_fixtures.current_app,
+        GABBITS,
+        intercept=gabbi_fixtures.current_app,
         fixture_module=gabbi_fixtures.fixture_module(backend),
-        test_loader_name=f"gabbi-{backend}", metafunc=metafunc)
+        test_loader_name=f"gabbi-{backend}",
+        metafunc=metafunc,
+    )

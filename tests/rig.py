@@ -131,8 +131,7 @@ def migrated_database(backend: str) -> Iterator[str]:
 
     name = f"placement_test_{uuid.uuid4().hex[:12]}"
     # Cloning needs the template to have no sessions: connect elsewhere.
-    admin = sqlalchemy.create_engine(os.environ[SERVER_ENV[backend]],
-                                     isolation_level="AUTOCOMMIT")
+    admin = sqlalchemy.create_engine(os.environ[SERVER_ENV[backend]], isolation_level="AUTOCOMMIT")
     try:
         with admin.connect() as conn:
             conn.exec_driver_sql(f'CREATE DATABASE "{name}" TEMPLATE "{template.database}"')
@@ -182,16 +181,18 @@ class Reply:
         return json.loads(self.body) if self.body else None
 
 
-def request(app: Callable, method: str, path: str, headers: dict[str, str] | None = None,
-            body: bytes = b"") -> Reply:
+def request(
+    app: Callable, method: str, path: str, headers: dict[str, str] | None = None, body: bytes = b""
+) -> Reply:
     """One request straight through the WSGI callable; ``path`` may end in ``?query``.
 
     (falcon.testing's ``simulate_*`` would reject upstream's empty 200/201
     replies, which carry no Content-Type.)
     """
     path, _, query = path.partition("?")
-    environ = falcon.testing.create_environ(path=path, query_string=query, method=method,
-                                            headers=headers, body=body)
+    environ = falcon.testing.create_environ(
+        path=path, query_string=query, method=method, headers=headers, body=body
+    )
     seen: dict = {}
 
     def start_response(status, response_headers, exc_info=None):
@@ -202,11 +203,15 @@ def request(app: Callable, method: str, path: str, headers: dict[str, str] | Non
     return Reply(seen["status"], seen["headers"], raw)
 
 
-def call(app: Callable, method: str, path: str, body: Any = None,
-         version: str = "latest") -> tuple[int, Any]:
+def call(
+    app: Callable, method: str, path: str, body: Any = None, version: str = "latest"
+) -> tuple[int, Any]:
     """One JSON request as admin (noauth2): ``(status, decoded body or None)``."""
-    headers = {"X-Auth-Token": "admin", "Accept": "application/json",
-               "OpenStack-API-Version": f"placement {version}"}
+    headers = {
+        "X-Auth-Token": "admin",
+        "Accept": "application/json",
+        "OpenStack-API-Version": f"placement {version}",
+    }
     data = b""
     if body is not None:
         data = json.dumps(body).encode()

@@ -113,8 +113,10 @@ class Search:
             members = [i for i, spec in enumerate(specs) if spec.suffix in suffixes]
             if members:
                 self._subtrees.setdefault(max(members), []).append(members)
-        self._mappings = [(suffix, [i for i, spec in enumerate(specs) if spec.suffix == suffix])
-                          for suffix in dict.fromkeys(spec.suffix for spec in specs)]
+        self._mappings = [
+            (suffix, [i for i, spec in enumerate(specs) if spec.suffix == suffix])
+            for suffix in dict.fromkeys(spec.suffix for spec in specs)
+        ]
         self._isolated = [rules.isolate and spec.granular for spec in specs]
         self._allocating = [bool(spec.amounts) for spec in specs]
         classes = [class_id for spec in specs for class_id, _ in spec.amounts]
@@ -132,8 +134,9 @@ class Search:
             common.intersection_update(slot.choices)
         return sorted(common)
 
-    def candidates(self, anchor: int, slots: list[Slot], facts: Facts,
-                   seen: set[tuple]) -> Iterator[Candidate]:
+    def candidates(
+        self, anchor: int, slots: list[Slot], facts: Facts, seen: set[tuple]
+    ) -> Iterator[Candidate]:
         """Every valid combination of the anchor's options, deduplicated."""
         options = [slot.choices.get(anchor) for slot in slots]
         if not all(options):
@@ -145,8 +148,10 @@ class Search:
                 yield candidate
             return
         if self._rooms_matter:
-            levels = [[(p, self._needs(p, spec, facts.rooms)) for p in providers]
-                      for spec, providers in zip(self.specs, options, strict=True)]
+            levels = [
+                [(p, self._needs(p, spec, facts.rooms)) for p in providers]
+                for spec, providers in zip(self.specs, options, strict=True)
+            ]
         else:
             levels = [[(p, ()) for p in providers] for providers in options]
         twins = self._twins(options)
@@ -179,9 +184,15 @@ class Search:
         """Amounts per (provider, class) of a combination, summed and sorted."""
         if not self._rooms_matter:
             # No class in two slots: nothing to add up.
-            return tuple(sorted([(provider, class_id, amount)
-                                 for spec, provider in zip(self.specs, chosen, strict=True)
-                                 for class_id, amount in spec.amounts]))
+            return tuple(
+                sorted(
+                    [
+                        (provider, class_id, amount)
+                        for spec, provider in zip(self.specs, chosen, strict=True)
+                        for class_id, amount in spec.amounts
+                    ]
+                )
+            )
         amounts: dict[tuple[int, int], int] = {}
         for spec, provider in zip(self.specs, chosen, strict=True):
             for class_id, amount in spec.amounts:
@@ -212,8 +223,9 @@ class Search:
         if not all(self._allowed(level, chosen, facts) for level in self._checked):
             return None
         allocations = tuple([(p, rc, amount) for (p, rc), amount in sorted(used.items())])
-        return Candidate(allocations, self._mapped(chosen),
-                         tuple([facts.roots[p] for p, _, _ in allocations]))
+        return Candidate(
+            allocations, self._mapped(chosen), tuple([facts.roots[p] for p, _, _ in allocations])
+        )
 
     def _twins(self, options: list[list[int]]) -> list[int | None]:
         """For each slot, the earlier slot it is interchangeable with (or None)."""
@@ -240,8 +252,11 @@ class Search:
         orders = []
         for run in runs.values():
             picked = [chosen[i] for i in run]
-            distinct = (permutations(picked) if len(set(picked)) == len(picked)
-                        else sorted(set(permutations(picked))))
+            distinct = (
+                permutations(picked)
+                if len(set(picked)) == len(picked)
+                else sorted(set(permutations(picked)))
+            )
             if run == list(range(run[0], run[-1] + 1)):
                 orders.append((slice(run[0], run[-1] + 1), distinct))
             else:
@@ -262,8 +277,9 @@ class Search:
                         arranged[i] = p
             yield arranged
 
-    def _search(self, levels: list[list], facts: Facts,
-                twins: list[int | None]) -> Iterator[list[int]]:
+    def _search(
+        self, levels: list[list], facts: Facts, twins: list[int | None]
+    ) -> Iterator[list[int]]:
         """Iterative backtracking; ``pos[i]`` is the option taken at level ``i``
         (a twin starts at its twin's pick: twins pick in non-decreasing order).
 
@@ -307,7 +323,8 @@ class Search:
                         break
                 else:
                     if not (isolate and provider in granular) and (
-                            not tree_rule or trees.admits(provider)):
+                        not tree_rule or trees.admits(provider)
+                    ):
                         for key, amount, _ in needs:
                             used[key] = used_get(key, 0) + amount
                         if isolate:
@@ -348,15 +365,26 @@ class Search:
 
     def _mapped(self, chosen: list[int]) -> tuple[tuple[str, tuple[int, ...]], ...]:
         if self._one_slot_each:
-            return tuple([(suffix, (provider,))
-                          for suffix, provider in zip(self._suffixes, chosen, strict=True)])
-        return tuple([(suffix, (chosen[slots[0]],) if len(slots) == 1
-                       else tuple(sorted({chosen[i] for i in slots})))
-                      for suffix, slots in self._mappings])
+            return tuple(
+                [
+                    (suffix, (provider,))
+                    for suffix, provider in zip(self._suffixes, chosen, strict=True)
+                ]
+            )
+        return tuple(
+            [
+                (
+                    suffix,
+                    (chosen[slots[0]],)
+                    if len(slots) == 1
+                    else tuple(sorted({chosen[i] for i in slots})),
+                )
+                for suffix, slots in self._mappings
+            ]
+        )
 
 
-def _repeated(candidate: Candidate, picks: list[int], slots: list[Slot],
-              seen: set[tuple]) -> bool:
+def _repeated(candidate: Candidate, picks: list[int], slots: list[Slot], seen: set[tuple]) -> bool:
     """Whether an all-sharing candidate was produced under an earlier anchor."""
     if all(p in slot.shared for p, slot in zip(picks, slots, strict=True)):
         if candidate.key in seen:

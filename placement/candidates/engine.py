@@ -52,9 +52,11 @@ class Settings:
     @classmethod
     def from_conf(cls, conf: cfg.ConfigOpts) -> Settings:
         opts = conf.placement
-        return cls(opts.max_allocation_candidates,
-                   opts.allocation_candidates_generation_strategy == "breadth-first",
-                   opts.randomize_allocation_candidates)
+        return cls(
+            opts.max_allocation_candidates,
+            opts.allocation_candidates_generation_strategy == "breadth-first",
+            opts.randomize_allocation_candidates,
+        )
 
 
 @dataclass
@@ -95,7 +97,8 @@ def _find(engine: Engine, request: CandidateRequest, settings: Settings) -> byte
         if plan is None:
             return output.EMPTY
         windowed = not settings.breadth_first and (
-            settings.max_candidates >= 0 or (request.limit and not settings.randomize))
+            settings.max_candidates >= 0 or (request.limit and not settings.randomize)
+        )
         stream = _stream(conn, plan, windowed=windowed, breadth_first=settings.breadth_first)
         if settings.max_candidates >= 0:
             stream = islice(stream, settings.max_candidates)
@@ -103,21 +106,28 @@ def _find(engine: Engine, request: CandidateRequest, settings: Settings) -> byte
         if not kept:
             return output.EMPTY
         roots = set().union(*(candidate.roots for candidate in kept))
-        mapped = {p for candidate in kept for _, providers in candidate.mappings
-                  for p in providers}
+        mapped = {p for candidate in kept for _, providers in candidate.mappings for p in providers}
         trees = summaries.load(conn, roots, mapped)
     if used_by_tree is None:
         shown = {p for p, provider in trees.providers.items() if provider.root in roots}
     else:
         shown = set().union(*(used_by_tree[root] for root in roots))
-    names = {class_id: name for group, wanted in zip(plan.groups, request.groups, strict=True)
-             for (class_id, _), name in zip(group.amounts, wanted.resources, strict=True)}
+    names = {
+        class_id: name
+        for group, wanted in zip(plan.groups, request.groups, strict=True)
+        for (class_id, _), name in zip(group.amounts, wanted.resources, strict=True)
+    }
     text = summaries.text(trees, shown, request.version, request.requested_classes)
     if _one_provider_each(plan):
         group = plan.groups[0]
-        return output.one_provider_body([candidate.mappings[0][1][0] for candidate in kept], trees,
-                                        names, (group.suffix, group.amounts), text,
-                                        request.version)
+        return output.one_provider_body(
+            [candidate.mappings[0][1][0] for candidate in kept],
+            trees,
+            names,
+            (group.suffix, group.amounts),
+            text,
+            request.version,
+        )
     return output.body(kept, trees, names, text, request.version)
 
 
@@ -127,6 +137,7 @@ def _one_provider_each(plan: _Plan) -> bool:
 
 
 # --- resolve -------------------------------------------------------------------
+
 
 def _plan(conn: Connection, request: CandidateRequest) -> _Plan | None:
     """Resolve names in upstream's order; None when nothing can match.
@@ -144,25 +155,32 @@ def _plan(conn: Connection, request: CandidateRequest) -> _Plan | None:
         try:
             group = resolve.group(conn, wanted)
         except errors.BadRequest:
-            if not all(_matches_alone(conn, g, root_traits, sharing_trait, shape)
-                       for g in groups):
+            if not all(_matches_alone(conn, g, root_traits, sharing_trait, shape) for g in groups):
                 return None
             raise
         if group.void:
             return None
         groups.append(group)
-    rules = Rules(isolate=request.isolate, same_subtrees=request.same_subtrees,
-                  one_provider_per_tree=not request.nested_aware,
-                  trait_bits=_trait_bits(groups))
+    rules = Rules(
+        isolate=request.isolate,
+        same_subtrees=request.same_subtrees,
+        one_provider_per_tree=not request.nested_aware,
+        trait_bits=_trait_bits(groups),
+    )
     return _Plan(groups, _specs(groups), sharing_trait, shape, rules, root_traits)
 
 
 def _specs(groups: list[ResolvedGroup]) -> list[SlotSpec]:
     """Slots: the unsuffixed group's classes first, then one per suffixed group."""
-    specs = [SlotSpec("", False, (amount,)) for group in groups if not group.granular
-             for amount in group.amounts]
-    return specs + [SlotSpec(group.suffix, True, group.amounts)
-                    for group in groups if group.granular]
+    specs = [
+        SlotSpec("", False, (amount,))
+        for group in groups
+        if not group.granular
+        for amount in group.amounts
+    ]
+    return specs + [
+        SlotSpec(group.suffix, True, group.amounts) for group in groups if group.granular
+    ]
 
 
 def _trait_bits(groups: list[ResolvedGroup]) -> int:
@@ -174,23 +192,39 @@ def _trait_bits(groups: list[ResolvedGroup]) -> int:
 
 def _some_root(conn: Connection, traits: TraitIds) -> bool:
     rp = tables.resource_providers
-    first = conn.execute(select(rp.c.id).where(
-        rp.c.parent_provider_id.is_(None), *has_traits(rp.c.id, traits)).limit(1)).first()
+    first = conn.execute(
+        select(rp.c.id)
+        .where(rp.c.parent_provider_id.is_(None), *has_traits(rp.c.id, traits))
+        .limit(1)
+    ).first()
     return first is not None
 
 
-def _matches_alone(conn: Connection, group: ResolvedGroup, root_traits: TraitIds,
-                   sharing_trait: int, shape: query.Shape) -> bool:
+def _matches_alone(
+    conn: Connection,
+    group: ResolvedGroup,
+    root_traits: TraitIds,
+    sharing_trait: int,
+    shape: query.Shape,
+) -> bool:
     """Whether ``group`` on its own has a candidate (upstream's per-group step)."""
-    plan = _Plan([group], _specs([group]), sharing_trait, shape,
-                 Rules(trait_bits=_trait_bits([group])), root_traits)
+    plan = _Plan(
+        [group],
+        _specs([group]),
+        sharing_trait,
+        shape,
+        Rules(trait_bits=_trait_bits([group])),
+        root_traits,
+    )
     return next(_stream(conn, plan, windowed=False, breadth_first=False), None) is not None
 
 
 # --- generate ------------------------------------------------------------------
 
-def _stream(conn: Connection, plan: _Plan, *, windowed: bool,
-            breadth_first: bool) -> Iterator[Candidate]:
+
+def _stream(
+    conn: Connection, plan: _Plan, *, windowed: bool, breadth_first: bool
+) -> Iterator[Candidate]:
     """Every candidate, anchor by anchor, window by window."""
     if _one_provider_each(plan):
         yield from _one_per_provider(conn, plan, windowed)
@@ -226,15 +260,19 @@ def _one_per_provider(conn: Connection, plan: _Plan, windowed: bool) -> Iterator
     for window in _windows(conn, plan.root_traits, windowed):
         for row in query.provider_rows(conn, group, window=window):
             provider = row.provider
-            yield Candidate(tuple([(provider, class_id, amount) for class_id, amount in amounts]),
-                            ((group.suffix, (provider,)),), (provider,) * len(amounts))
+            yield Candidate(
+                tuple([(provider, class_id, amount) for class_id, amount in amounts]),
+                ((group.suffix, (provider,)),),
+                (provider,) * len(amounts),
+            )
 
 
 _RP = tables.resource_providers
 #: Two subqueries: each is one index probe, where min and max together would
 #: make some databases scan.
-_ID_RANGE = select(select(func.min(_RP.c.id)).scalar_subquery(),
-                   select(func.max(_RP.c.id)).scalar_subquery())
+_ID_RANGE = select(
+    select(func.min(_RP.c.id)).scalar_subquery(), select(func.max(_RP.c.id)).scalar_subquery()
+)
 
 
 def _windows(conn: Connection, root_traits: TraitIds, windowed: bool) -> Iterator[query.Window]:
@@ -266,8 +304,10 @@ def _round_robin(iterators: list[Iterator[Candidate]]) -> Iterator[Candidate]:
 
 # --- select --------------------------------------------------------------------
 
-def _select(stream: Iterator[Candidate], request: CandidateRequest,
-            settings: Settings) -> tuple[list[Candidate], dict[int, set[int]] | None]:
+
+def _select(
+    stream: Iterator[Candidate], request: CandidateRequest, settings: Settings
+) -> tuple[list[Candidate], dict[int, set[int]] | None]:
     """The candidates to return and, before 1.29, who allocated in each tree.
 
     Before 1.29 the summaries list only providers that appear in some
@@ -290,8 +330,9 @@ def _select(stream: Iterator[Candidate], request: CandidateRequest,
     return kept, used_by_tree
 
 
-def _recording(stream: Iterator[Candidate],
-               used_by_tree: dict[int, set[int]]) -> Iterator[Candidate]:
+def _recording(
+    stream: Iterator[Candidate], used_by_tree: dict[int, set[int]]
+) -> Iterator[Candidate]:
     for candidate in stream:
         for (provider, _, _), root in zip(candidate.allocations, candidate.roots, strict=True):
             used_by_tree.setdefault(root, set()).add(provider)

@@ -44,8 +44,9 @@ class _Writer:
     def __init__(self, trees: Trees, class_names: dict[int, str], version: mv.Version) -> None:
         providers = trees.providers
         self._uuid = _Pieces(lambda provider: encode_basestring_ascii(providers[provider].uuid))
-        self._names = {class_id: encode_basestring_ascii(name)
-                       for class_id, name in class_names.items()}
+        self._names = {
+            class_id: encode_basestring_ascii(name) for class_id, name in class_names.items()
+        }
         self._suffix = _Pieces(encode_basestring_ascii)
         self._as_dict = version >= mv.ALLOCATIONS_DICT
         self._with_mappings = version >= mv.MAPPINGS
@@ -61,10 +62,19 @@ class _Writer:
         if not self._with_mappings:
             return '{"allocations": ' + allocations + "}"
         uuid, suffix = self._uuid, self._suffix
-        mappings = ", ".join([
-            suffix[name] + ": [" + (uuid[providers[0]] if len(providers) == 1
-                                    else ", ".join([uuid[p] for p in providers])) + "]"
-            for name, providers in candidate.mappings])
+        mappings = ", ".join(
+            [
+                suffix[name]
+                + ": ["
+                + (
+                    uuid[providers[0]]
+                    if len(providers) == 1
+                    else ", ".join([uuid[p] for p in providers])
+                )
+                + "]"
+                for name, providers in candidate.mappings
+            ]
+        )
         return '{"allocations": ' + allocations + ', "mappings": {' + mappings + "}}"
 
     def _allocations_text(self, allocations: tuple) -> str:
@@ -76,39 +86,57 @@ class _Writer:
             if self._as_dict:
                 entries.append(f'{uuid[provider]}: {{"resources": {{{resources}}}}}')
             else:
-                entries.append(f'{{"resource_provider": {{"uuid": {uuid[provider]}}}, '
-                               f'"resources": {{{resources}}}}}')
+                entries.append(
+                    f'{{"resource_provider": {{"uuid": {uuid[provider]}}}, '
+                    f'"resources": {{{resources}}}}}'
+                )
         if self._as_dict:
             return "{" + ", ".join(entries) + "}"
         return "[" + ", ".join(entries) + "]"
 
 
-def body(candidates: Iterable[Candidate], trees: Trees, class_names: dict[int, str],
-         summaries: str, version: mv.Version) -> bytes:
+def body(
+    candidates: Iterable[Candidate],
+    trees: Trees,
+    class_names: dict[int, str],
+    summaries: str,
+    version: mv.Version,
+) -> bytes:
     """The whole ``GET /allocation_candidates`` response body; ``summaries``
     is the JSON text of ``provider_summaries`` (see ``summaries.text``)."""
     writer = _Writer(trees, class_names, version)
     requests = ", ".join([writer.request(candidate) for candidate in candidates])
-    return ('{"allocation_requests": [' + requests + '], "provider_summaries": '
-            + summaries + "}").encode()
+    return (
+        '{"allocation_requests": [' + requests + '], "provider_summaries": ' + summaries + "}"
+    ).encode()
 
 
-def one_provider_body(providers: Iterable[int], trees: Trees, class_names: dict[int, str],
-                      group: tuple[str, tuple[tuple[int, int], ...]], summaries: str,
-                      version: mv.Version) -> bytes:
+def one_provider_body(
+    providers: Iterable[int],
+    trees: Trees,
+    class_names: dict[int, str],
+    group: tuple[str, tuple[tuple[int, int], ...]],
+    summaries: str,
+    version: mv.Version,
+) -> bytes:
     """:func:`body` when every candidate is one provider serving the one
     ``group`` (suffix, amounts) alone: one candidate is written with a
     stand-in uuid, and the others are that text with their own uuid."""
     suffix, amounts = group
     stand_in = Trees({-1: Provider("\0stand-in\0", None, -1)})
-    template = _Writer(stand_in, class_names, version).request(Candidate(
-        tuple([(-1, class_id, amount) for class_id, amount in sorted(amounts)]),
-        ((suffix, (-1,)),), (-1,) * len(amounts)))
+    template = _Writer(stand_in, class_names, version).request(
+        Candidate(
+            tuple([(-1, class_id, amount) for class_id, amount in sorted(amounts)]),
+            ((suffix, (-1,)),),
+            (-1,) * len(amounts),
+        )
+    )
     pieces = template.split(encode_basestring_ascii("\0stand-in\0"))
     uuids = trees.providers
     requests = ", ".join([encode_basestring_ascii(uuids[p].uuid).join(pieces) for p in providers])
-    return ('{"allocation_requests": [' + requests + '], "provider_summaries": '
-            + summaries + "}").encode()
+    return (
+        '{"allocation_requests": [' + requests + '], "provider_summaries": ' + summaries + "}"
+    ).encode()
 
 
 EMPTY = body([], Trees(), {}, "{}", mv.MAX_VERSION)

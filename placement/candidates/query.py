@@ -121,9 +121,11 @@ class Shape:
 
 
 def _shape_query() -> sqlalchemy.Select:
-    trait_id = (select(tables.traits.c.id)
-                .where(tables.traits.c.name == os_traits.MISC_SHARES_VIA_AGGREGATE)
-                .scalar_subquery())
+    trait_id = (
+        select(tables.traits.c.id)
+        .where(tables.traits.c.name == os_traits.MISC_SHARES_VIA_AGGREGATE)
+        .scalar_subquery()
+    )
     sharing = select(_RPT.c.resource_provider_id).where(_RPT.c.trait_id == trait_id).exists()
     nested = select(_RP.c.id).where(_RP.c.parent_provider_id.is_not(None)).exists()
     return select(trait_id.label("trait"), sharing.label("sharing"), nested.label("nested"))
@@ -140,6 +142,7 @@ def shape(conn: Connection) -> Shape:
 
 
 # --- building blocks -----------------------------------------------------------
+
 
 def _class_of(inv: sqlalchemy.FromClause, window: Window | None) -> sqlalchemy.ColumnElement:
     """``inv.resource_class_id``, in a form no index can serve for a part of
@@ -166,32 +169,38 @@ def in_written_order(query: sqlalchemy.Select) -> sqlalchemy.Select:
     join from ``inventories`` or ``traits`` and read those of the whole
     deployment for a window of 64 trees. Like :func:`_class_of` for SQLite.
     """
-    return (query.prefix_with("STRAIGHT_JOIN", dialect="mysql")
-            .prefix_with("STRAIGHT_JOIN", dialect="mariadb"))
+    return query.prefix_with("STRAIGHT_JOIN", dialect="mysql").prefix_with(
+        "STRAIGHT_JOIN", dialect="mariadb"
+    )
 
 
-def _providers_first_in_window(query: sqlalchemy.Select,
-                               window: Window | None) -> sqlalchemy.Select:
+def _providers_first_in_window(
+    query: sqlalchemy.Select, window: Window | None
+) -> sqlalchemy.Select:
     """:func:`in_written_order` for a window of trees; over the whole
     deployment the database's own choice (e.g. by class) is good."""
     return query if window is None or window.whole else in_written_order(query)
 
 
-def _used(provider_id: sqlalchemy.ColumnElement,
-          class_id: sqlalchemy.ColumnElement | int) -> sqlalchemy.ScalarSelect:
+def _used(
+    provider_id: sqlalchemy.ColumnElement, class_id: sqlalchemy.ColumnElement | int
+) -> sqlalchemy.ScalarSelect:
     """Sum of allocations of one class on one provider (0 when none)."""
-    return (select(func.coalesce(func.sum(_ALLOC.c.used), 0))
-            .where(_ALLOC.c.resource_provider_id == provider_id,
-                   _ALLOC.c.resource_class_id == class_id)
-            .scalar_subquery())
+    return (
+        select(func.coalesce(func.sum(_ALLOC.c.used), 0))
+        .where(_ALLOC.c.resource_provider_id == provider_id, _ALLOC.c.resource_class_id == class_id)
+        .scalar_subquery()
+    )
 
 
 def _fits(inv: sqlalchemy.FromClause, used: sqlalchemy.ColumnElement, amount: int) -> list:
     """``amount`` more fits the inventory: capacity, min/max unit, step size."""
-    return [used + amount <= (inv.c.total - inv.c.reserved) * inv.c.allocation_ratio,
-            inv.c.min_unit <= amount,
-            inv.c.max_unit >= amount,
-            literal(amount) % inv.c.step_size == 0]
+    return [
+        used + amount <= (inv.c.total - inv.c.reserved) * inv.c.allocation_ratio,
+        inv.c.min_unit <= amount,
+        inv.c.max_unit >= amount,
+        literal(amount) % inv.c.step_size == 0,
+    ]
 
 
 def _room(total: int, reserved: int, ratio: float, used: int, max_unit: int) -> Room:
@@ -204,9 +213,15 @@ def _sharing(sharing_trait: int) -> list:
 
 # --- suffixed groups: one provider serves the whole group ------------------------
 
-def provider_rows(conn: Connection, group: ResolvedGroup, *, window: Window | None = None,
-                  sharing_trait: int | None = None,
-                  summed: frozenset[int] = frozenset()) -> list[ProviderRow]:
+
+def provider_rows(
+    conn: Connection,
+    group: ResolvedGroup,
+    *,
+    window: Window | None = None,
+    sharing_trait: int | None = None,
+    summed: frozenset[int] = frozenset(),
+) -> list[ProviderRow]:
     """Providers that satisfy the whole suffixed ``group`` on their own.
 
     Give ``window`` for the providers of those trees, or ``sharing_trait``
@@ -226,29 +241,41 @@ def provider_rows(conn: Connection, group: ResolvedGroup, *, window: Window | No
     rows = []
     for row in found:
         values = iter(row[2:])
-        rows.append(ProviderRow(row[0], row[1], tuple(
-            (class_id, _room(*(next(values) for _ in range(5))) if class_id in summed
-             else UNCHECKED) for class_id in class_ids)))
+        rows.append(
+            ProviderRow(
+                row[0],
+                row[1],
+                tuple(
+                    (
+                        class_id,
+                        _room(*(next(values) for _ in range(5)))
+                        if class_id in summed
+                        else UNCHECKED,
+                    )
+                    for class_id in class_ids
+                ),
+            )
+        )
     return rows
 
 
 @lru_cache(maxsize=256)
-def _provider_query(group: ResolvedGroup, window: Window | None, sharing_trait: int | None,
-                    summed: frozenset[int]) -> sqlalchemy.Select:
+def _provider_query(
+    group: ResolvedGroup, window: Window | None, sharing_trait: int | None, summed: frozenset[int]
+) -> sqlalchemy.Select:
     """The statement of :func:`provider_rows`, built once per request shape
     (building costs as much as running it over a thousand providers)."""
     columns: list = [_RP.c.id, _RP.c.root_provider_id]
     source: sqlalchemy.FromClause = _RP
-    conditions = [*has_traits(_RP.c.id, group.traits),
-                  *in_aggregates(_RP.c.id, group.aggregates)]
+    conditions = [*has_traits(_RP.c.id, group.traits), *in_aggregates(_RP.c.id, group.aggregates)]
     for index, (class_id, amount) in enumerate(group.amounts):
         inv = _INV.alias(f"inv{index}")
         used = _used(_RP.c.id, class_id)
-        source = source.join(inv, and_(inv.c.resource_provider_id == _RP.c.id,
-                                       _class_of(inv, window) == class_id))
+        source = source.join(
+            inv, and_(inv.c.resource_provider_id == _RP.c.id, _class_of(inv, window) == class_id)
+        )
         if class_id in summed:
-            columns += [inv.c.total, inv.c.reserved, inv.c.allocation_ratio, used,
-                        inv.c.max_unit]
+            columns += [inv.c.total, inv.c.reserved, inv.c.allocation_ratio, used, inv.c.max_unit]
         conditions += _fits(inv, used, amount)
     if group.amounts and group.tree is not None:
         conditions.append(_RP.c.root_provider_id == group.tree)
@@ -257,15 +284,25 @@ def _provider_query(group: ResolvedGroup, window: Window | None, sharing_trait: 
     if sharing_trait is not None:
         conditions += _sharing(sharing_trait)
     return _providers_first_in_window(
-        select(*columns).select_from(source).where(*conditions)
-        .order_by(_RP.c.root_provider_id, _RP.c.id), window)
+        select(*columns)
+        .select_from(source)
+        .where(*conditions)
+        .order_by(_RP.c.root_provider_id, _RP.c.id),
+        window,
+    )
 
 
 # --- the unsuffixed group: a tree serves it collectively -------------------------
 
-def class_rows(conn: Connection, group: ResolvedGroup, *, window: Window | None = None,
-               sharing_trait: int | None = None,
-               summed: frozenset[int] = frozenset()) -> list[ClassRow]:
+
+def class_rows(
+    conn: Connection,
+    group: ResolvedGroup,
+    *,
+    window: Window | None = None,
+    sharing_trait: int | None = None,
+    summed: frozenset[int] = frozenset(),
+) -> list[ClassRow]:
     """(provider, class) pairs that can serve one class of the unsuffixed group.
 
     Tree rows (``window``): aggregates count when the provider *or its root*
@@ -279,21 +316,35 @@ def class_rows(conn: Connection, group: ResolvedGroup, *, window: Window | None 
     rooms = summed.intersection(class_id for class_id, _ in group.amounts)
     query = _class_query(group, window and window.form, sharing_trait, bool(rooms))
     first_bit = 8 if rooms else 3
-    return [ClassRow(row[0], row[1], row[2],
-                     _room(*row[3:8]) if row[2] in rooms else UNCHECKED, sum(row[first_bit:]))
-            for row in conn.execute(query, window.bounds if window else {}).all()]
+    return [
+        ClassRow(
+            row[0],
+            row[1],
+            row[2],
+            _room(*row[3:8]) if row[2] in rooms else UNCHECKED,
+            sum(row[first_bit:]),
+        )
+        for row in conn.execute(query, window.bounds if window else {}).all()
+    ]
 
 
 @lru_cache(maxsize=256)
-def _class_query(group: ResolvedGroup, window: Window | None, sharing_trait: int | None,
-                 with_rooms: bool) -> sqlalchemy.Select:
+def _class_query(
+    group: ResolvedGroup, window: Window | None, sharing_trait: int | None, with_rooms: bool
+) -> sqlalchemy.Select:
     """The statement of :func:`class_rows`, built once per request shape."""
     inv = _INV
     used = _used(inv.c.resource_provider_id, inv.c.resource_class_id)
-    fits = or_(*(and_(_class_of(inv, window) == class_id, *_fits(inv, used, amount))
-                 for class_id, amount in group.amounts))
-    bits = [case((has_traits(_RP.c.id, TraitIds((any_of,)))[0], 1 << index), else_=0)
-            for index, any_of in enumerate(group.traits.required)]
+    fits = or_(
+        *(
+            and_(_class_of(inv, window) == class_id, *_fits(inv, used, amount))
+            for class_id, amount in group.amounts
+        )
+    )
+    bits = [
+        case((has_traits(_RP.c.id, TraitIds((any_of,)))[0], 1 << index), else_=0)
+        for index, any_of in enumerate(group.traits.required)
+    ]
     conditions = [fits, *has_traits(_RP.c.id, TraitIds(forbidden=group.traits.forbidden))]
     positive = AggregateIds(group.aggregates.member_of)
     negative = AggregateIds(forbidden=group.aggregates.forbidden)
@@ -302,16 +353,25 @@ def _class_query(group: ResolvedGroup, window: Window | None, sharing_trait: int
         if group.tree is not None:
             conditions.append(_RP.c.root_provider_id == group.tree)
         if positive.member_of:
-            conditions.append(or_(and_(*in_aggregates(_RP.c.id, positive)),
-                                  and_(*in_aggregates(_RP.c.root_provider_id, positive))))
+            conditions.append(
+                or_(
+                    and_(*in_aggregates(_RP.c.id, positive)),
+                    and_(*in_aggregates(_RP.c.root_provider_id, positive)),
+                )
+            )
         conditions += in_aggregates(_RP.c.root_provider_id, negative)
     if sharing_trait is not None:
         conditions += [*_sharing(sharing_trait), *in_aggregates(_RP.c.id, positive)]
     conditions += in_aggregates(_RP.c.id, negative)
-    room_columns = ([inv.c.total, inv.c.reserved, inv.c.allocation_ratio, used, inv.c.max_unit]
-                    if with_rooms else [])
+    room_columns = (
+        [inv.c.total, inv.c.reserved, inv.c.allocation_ratio, used, inv.c.max_unit]
+        if with_rooms
+        else []
+    )
     return _providers_first_in_window(
         select(_RP.c.id, _RP.c.root_provider_id, inv.c.resource_class_id, *room_columns, *bits)
         .select_from(_RP.join(inv, inv.c.resource_provider_id == _RP.c.id))
         .where(*conditions)
-        .order_by(_RP.c.root_provider_id, _RP.c.id, inv.c.resource_class_id), window)
+        .order_by(_RP.c.root_provider_id, _RP.c.id, inv.c.resource_class_id),
+        window,
+    )

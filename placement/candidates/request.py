@@ -101,25 +101,35 @@ def parse(pairs: Sequence[tuple[str, str]], version: mv.Version) -> CandidateReq
     if version >= mv.FORBIDDEN_TRAITS:
         _check_conflicts(drafts)
     if not policies and sum(1 for suffix in drafts if suffix) > 1:
-        raise errors.BadRequest('The "group_policy" parameter is required when specifying '
-                                'more than one "resources{N}" parameter.')
-    groups = tuple(RequestGroup(suffix, draft.resources or {}, draft.traits, draft.aggregates,
-                                draft.in_tree) for suffix, draft in drafts.items())
+        raise errors.BadRequest(
+            'The "group_policy" parameter is required when specifying '
+            'more than one "resources{N}" parameter.'
+        )
+    groups = tuple(
+        RequestGroup(suffix, draft.resources or {}, draft.traits, draft.aggregates, draft.in_tree)
+        for suffix, draft in drafts.items()
+    )
     return CandidateRequest(
-        groups=groups, version=version, limit=limit,
+        groups=groups,
+        version=version,
+        limit=limit,
         isolate=bool(policies) and policies[0] == "isolate",
-        root_traits=root_traits, same_subtrees=tuple(same_subtrees))
+        root_traits=root_traits,
+        same_subtrees=tuple(same_subtrees),
+    )
 
 
 # --- request-wide parameters ---------------------------------------------------
+
 
 def _limit(values: list[str] | None) -> int | None:
     """The first ``limit`` counts (the schema checked only the last one)."""
     if not values:
         return None
     if not _LIMIT.match(values[0]):
-        raise errors.BadRequest("Invalid query string parameters: "
-                                f"'{values[0]}' does not match '{_LIMIT.pattern}'")
+        raise errors.BadRequest(
+            f"Invalid query string parameters: '{values[0]}' does not match '{_LIMIT.pattern}'"
+        )
     return int(values[0])
 
 
@@ -128,15 +138,18 @@ def _root_required(values: list[str] | None) -> filters.TraitFilter:
     if not values:
         return filters.TraitFilter()
     if len(values) > 1:
-        raise errors.BadRequest("Query parameter 'root_required' may be specified only once.",
-                                code=errors.QUERY_DUPLICATE_KEY)
+        raise errors.BadRequest(
+            "Query parameter 'root_required' may be specified only once.",
+            code=errors.QUERY_DUPLICATE_KEY,
+        )
     traits = filters.parse_required(values, mv.ROOT_REQUIRED)
-    conflicts = sorted({name for any_of in traits.required for name in any_of}
-                       & traits.forbidden)
+    conflicts = sorted({name for any_of in traits.required for name in any_of} & traits.forbidden)
     if conflicts:
-        raise errors.BadRequest("Conflicting required and forbidden traits found in "
-                                f"root_required: {', '.join(conflicts)}",
-                                code=errors.QUERY_BAD_VALUE)
+        raise errors.BadRequest(
+            "Conflicting required and forbidden traits found in "
+            f"root_required: {', '.join(conflicts)}",
+            code=errors.QUERY_BAD_VALUE,
+        )
     return traits
 
 
@@ -145,16 +158,20 @@ def _same_subtrees(values: list[str]) -> list[frozenset[str]]:
     for value in values:
         suffixes = frozenset(part.strip() for part in value.split(","))
         if "" in suffixes:
-            raise errors.BadRequest("Empty string (unsuffixed group) can not be specified "
-                                    "in `same_subtree` ", code=errors.QUERY_BAD_VALUE)
+            raise errors.BadRequest(
+                "Empty string (unsuffixed group) can not be specified in `same_subtree` ",
+                code=errors.QUERY_BAD_VALUE,
+            )
         subtrees.append(suffixes)
     return subtrees
 
 
 # --- groups --------------------------------------------------------------------
 
-def _read_groups(pairs: Sequence[tuple[str, str]], values: dict[str, list[str]],
-                 version: mv.Version) -> dict[str, _Draft]:
+
+def _read_groups(
+    pairs: Sequence[tuple[str, str]], values: dict[str, list[str]], version: mv.Version
+) -> dict[str, _Draft]:
     """Groups by suffix, in the order their first key appears."""
     pattern = _KEY_STRING if version >= mv.STRING_SUFFIXES else _KEY_NUMERIC
     drafts: dict[str, _Draft] = {}
@@ -178,50 +195,66 @@ def _read_groups(pairs: Sequence[tuple[str, str]], values: dict[str, list[str]],
 def _in_tree(value: str) -> str:
     uuid = value.strip()
     if not uuidutils.is_uuid_like(uuid):
-        raise errors.BadRequest("Invalid query string parameters: Expected 'in_tree' "
-                                f"parameter to be a format of uuid. Got: {value}")
+        raise errors.BadRequest(
+            "Invalid query string parameters: Expected 'in_tree' "
+            f"parameter to be a format of uuid. Got: {value}"
+        )
     return uuid
 
 
 def _check_orphans(drafts: dict[str, _Draft]) -> None:
     """Before 1.36 every group needs resources, and there must be a group."""
-    orphans = [f"required{suffix}" for suffix, draft in drafts.items()
-               if draft.traits.required and not draft.resources]
+    orphans = [
+        f"required{suffix}"
+        for suffix, draft in drafts.items()
+        if draft.traits.required and not draft.resources
+    ]
     if orphans:
-        raise errors.BadRequest("All traits parameters must be associated with resources.  "
-                                "Found the following orphaned traits keys: "
-                                + ", ".join(orphans))
-    orphans = [f"member_of{suffix}" for suffix, draft in drafts.items()
-               if not draft.resources and (draft.aggregates.member_of
-                                           or draft.aggregates.forbidden)]
+        raise errors.BadRequest(
+            "All traits parameters must be associated with resources.  "
+            "Found the following orphaned traits keys: " + ", ".join(orphans)
+        )
+    orphans = [
+        f"member_of{suffix}"
+        for suffix, draft in drafts.items()
+        if not draft.resources and (draft.aggregates.member_of or draft.aggregates.forbidden)
+    ]
     if orphans:
-        raise errors.BadRequest("All member_of parameters must be associated with resources. "
-                                "Found the following orphaned member_of keys: "
-                                + ", ".join(orphans))
+        raise errors.BadRequest(
+            "All member_of parameters must be associated with resources. "
+            "Found the following orphaned member_of keys: " + ", ".join(orphans)
+        )
     if not all(draft.resources for draft in drafts.values()):
         raise errors.BadRequest("All request groups must specify resources.")
     if not drafts:
-        raise errors.BadRequest("At least one request group (`resources` or "
-                                "`resources{$S}`) is required.")
+        raise errors.BadRequest(
+            "At least one request group (`resources` or `resources{$S}`) is required."
+        )
 
 
 def _check_resourceless(drafts: dict[str, _Draft], same_subtrees: list[frozenset[str]]) -> None:
     """From 1.36 a group may lack resources if ``same_subtree`` names it."""
     resourceless = [suffix for suffix, draft in drafts.items() if not draft.resources]
     if len(resourceless) == len(drafts):
-        raise errors.BadRequest("There must be at least one resources or resources[$S] "
-                                "parameter.", code=errors.QUERY_MISSING_VALUE)
+        raise errors.BadRequest(
+            "There must be at least one resources or resources[$S] parameter.",
+            code=errors.QUERY_MISSING_VALUE,
+        )
     named = set().union(*same_subtrees)
     unnamed = [suffix for suffix in resourceless if suffix not in named]
     if unnamed:
-        raise errors.BadRequest("Resourceless suffixed group request should be specified in "
-                                f"`same_subtree` query param: bad group(s) - {unnamed}.",
-                                code=errors.QUERY_BAD_VALUE)
+        raise errors.BadRequest(
+            "Resourceless suffixed group request should be specified in "
+            f"`same_subtree` query param: bad group(s) - {unnamed}.",
+            code=errors.QUERY_BAD_VALUE,
+        )
     unknown = sorted(suffix for suffix in named if suffix not in drafts)
     if unknown:
-        raise errors.BadRequest("Real suffixes should be specified in `same_subtree`: "
-                                f"{unknown} not found in {list(drafts)}.",
-                                code=errors.QUERY_BAD_VALUE)
+        raise errors.BadRequest(
+            "Real suffixes should be specified in `same_subtree`: "
+            f"{unknown} not found in {list(drafts)}.",
+            code=errors.QUERY_BAD_VALUE,
+        )
 
 
 def _check_conflicts(drafts: dict[str, _Draft]) -> None:
@@ -230,7 +263,10 @@ def _check_conflicts(drafts: dict[str, _Draft]) -> None:
         f"required{suffix}: ({', '.join(sorted(any_of))})"
         for suffix, draft in drafts.items()
         for any_of in draft.traits.required
-        if any_of <= draft.traits.forbidden)
+        if any_of <= draft.traits.forbidden
+    )
     if conflicts:
-        raise errors.BadRequest("Conflicting required and forbidden traits found in the "
-                                "following traits keys: " + ", ".join(conflicts))
+        raise errors.BadRequest(
+            "Conflicting required and forbidden traits found in the "
+            "following traits keys: " + ", ".join(conflicts)
+        )

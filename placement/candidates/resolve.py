@@ -50,10 +50,13 @@ class ResolvedGroup:
 def root_traits(conn: Connection, wanted: filters.TraitFilter) -> TraitIds:
     """Ids of ``root_required``; the first unknown name is a 400."""
     required = [name for any_of in wanted.required for name in sorted(any_of)]
-    ids = _ids(trait.trait_ids_by_name, conn, required + sorted(wanted.forbidden),
-               trait.NOT_FOUND_MESSAGE)
-    return TraitIds(tuple(frozenset([ids[name]]) for name in required),
-                    frozenset(ids[name] for name in wanted.forbidden))
+    ids = _ids(
+        trait.trait_ids_by_name, conn, required + sorted(wanted.forbidden), trait.NOT_FOUND_MESSAGE
+    )
+    return TraitIds(
+        tuple(frozenset([ids[name]]) for name in required),
+        frozenset(ids[name] for name in wanted.forbidden),
+    )
 
 
 def sharing_trait(conn: Connection) -> int:
@@ -64,25 +67,29 @@ def sharing_trait(conn: Connection) -> int:
 
 def group(conn: Connection, wanted: RequestGroup) -> ResolvedGroup:
     """Resolve one group, in upstream's order (see the module docstring)."""
-    classes = _ids(resource_class.resource_class_ids, conn, list(wanted.resources),
-                   _CLASS_MESSAGE)
+    classes = _ids(resource_class.resource_class_ids, conn, list(wanted.resources), _CLASS_MESSAGE)
     amounts = tuple((classes[name], amount) for name, amount in wanted.resources.items())
     aggregates = _aggregate_ids(conn, wanted.aggregates)
     if not all(aggregates.member_of):
         return ResolvedGroup(wanted.suffix, amounts, TraitIds(), aggregates, void=True)
     names = [name for any_of in wanted.traits.required for name in sorted(any_of)]
     try:
-        ids = _ids(trait.trait_ids_by_name, conn, names + sorted(wanted.traits.forbidden),
-                   trait.NOT_FOUND_MESSAGE)
+        ids = _ids(
+            trait.trait_ids_by_name,
+            conn,
+            names + sorted(wanted.traits.forbidden),
+            trait.NOT_FOUND_MESSAGE,
+        )
     except errors.BadRequest:
         # Nobody in the aggregates comes first. Otherwise that needs no
         # query of its own: the group's query then finds nothing.
         if aggregates.member_of and not _someone_in(conn, aggregates):
             return ResolvedGroup(wanted.suffix, amounts, TraitIds(), aggregates, void=True)
         raise
-    traits = TraitIds(tuple(frozenset(ids[name] for name in any_of)
-                            for any_of in wanted.traits.required),
-                      frozenset(ids[name] for name in wanted.traits.forbidden))
+    traits = TraitIds(
+        tuple(frozenset(ids[name] for name in any_of) for any_of in wanted.traits.required),
+        frozenset(ids[name] for name in wanted.traits.forbidden),
+    )
     tree = None
     if wanted.in_tree is not None:
         provider = resource_provider.get_by_uuid(conn, wanted.in_tree)
@@ -99,22 +106,31 @@ def _aggregate_ids(conn: Connection, wanted: filters.AggregateFilter) -> Aggrega
     if not uuids:
         return AggregateIds()
     agg = tables.placement_aggregates
-    ids = dict(conn.execute(select(agg.c.uuid, agg.c.id).where(agg.c.uuid.in_(sorted(uuids))))
-               .all())
+    ids = dict(
+        conn.execute(select(agg.c.uuid, agg.c.id).where(agg.c.uuid.in_(sorted(uuids)))).all()
+    )
     return AggregateIds(
         tuple(frozenset(ids[u] for u in any_of if u in ids) for any_of in wanted.member_of),
-        frozenset(ids[u] for u in wanted.forbidden if u in ids))
+        frozenset(ids[u] for u in wanted.forbidden if u in ids),
+    )
 
 
 def _someone_in(conn: Connection, aggregates: AggregateIds) -> bool:
     """Whether some provider is itself in an aggregate of every ``member_of`` set."""
     rp = tables.resource_providers
-    return conn.execute(select(rp.c.id).where(
-        *in_aggregates(rp.c.id, AggregateIds(aggregates.member_of))).limit(1)).first() is not None
+    return (
+        conn.execute(
+            select(rp.c.id)
+            .where(*in_aggregates(rp.c.id, AggregateIds(aggregates.member_of)))
+            .limit(1)
+        ).first()
+        is not None
+    )
 
 
-def _ids(lookup: Callable[..., dict[str, int]], conn: Connection, names: Iterable[str],
-         message: str) -> dict[str, int]:
+def _ids(
+    lookup: Callable[..., dict[str, int]], conn: Connection, names: Iterable[str], message: str
+) -> dict[str, int]:
     """``lookup`` the names at once; on failure name only the first unknown one,
     as upstream (which looks names up one by one) does."""
     names = list(names)

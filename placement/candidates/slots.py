@@ -38,21 +38,24 @@ class Plan:
         return frozenset(class_id for class_id, count in counts.items() if count > 1)
 
 
-def sharing_rows(conn: Connection, group: ResolvedGroup,
-                 plan: Plan) -> list[query.ProviderRow] | list[query.ClassRow]:
+def sharing_rows(
+    conn: Connection, group: ResolvedGroup, plan: Plan
+) -> list[query.ProviderRow] | list[query.ClassRow]:
     """Sharing providers that can serve ``group`` (none for an unsuffixed ``in_tree``)."""
     if not plan.shape.sharing:
         return []
     if group.granular:
-        return query.provider_rows(conn, group, sharing_trait=plan.sharing_trait,
-                                   summed=plan.summed)
+        return query.provider_rows(
+            conn, group, sharing_trait=plan.sharing_trait, summed=plan.summed
+        )
     if group.tree is not None:
         return []
     return query.class_rows(conn, group, sharing_trait=plan.sharing_trait, summed=plan.summed)
 
 
-def gather(conn: Connection, plan: Plan, window: query.Window, shared: list[list],
-           trait_bits: int) -> tuple[list[Slot], Facts] | None:
+def gather(
+    conn: Connection, plan: Plan, window: query.Window, shared: list[list], trait_bits: int
+) -> tuple[list[Slot], Facts] | None:
     """The slots' options per anchor in ``window``; None if a slot has none.
 
     ``shared`` holds each group's :func:`sharing_rows`; ``trait_bits`` are
@@ -64,12 +67,13 @@ def gather(conn: Connection, plan: Plan, window: query.Window, shared: list[list
         if group.granular:
             index = next(i for i, spec in enumerate(plan.specs) if spec.suffix == group.suffix)
             touched = [slots[index]]
-            _add_provider_rows(conn, group, window, group_shared, slots[index], facts,
-                               plan.summed)
+            _add_provider_rows(conn, group, window, group_shared, slots[index], facts, plan.summed)
         else:
-            by_class = {spec.amounts[0][0]: slot
-                        for spec, slot in zip(plan.specs, slots, strict=True)
-                        if not spec.granular}
+            by_class = {
+                spec.amounts[0][0]: slot
+                for spec, slot in zip(plan.specs, slots, strict=True)
+                if not spec.granular
+            }
             touched = list(by_class.values())
             if plan.shape.flat:
                 _add_flat_rows(conn, group, window, by_class, facts, trait_bits, plan.summed)
@@ -80,9 +84,15 @@ def gather(conn: Connection, plan: Plan, window: query.Window, shared: list[list
     return slots, facts
 
 
-def _add_provider_rows(conn: Connection, group: ResolvedGroup, window: query.Window,
-                       shared: list[query.ProviderRow], slot: Slot, facts: Facts,
-                       summed: frozenset[int]) -> None:
+def _add_provider_rows(
+    conn: Connection,
+    group: ResolvedGroup,
+    window: query.Window,
+    shared: list[query.ProviderRow],
+    slot: Slot,
+    facts: Facts,
+    summed: frozenset[int],
+) -> None:
     def add(row: query.ProviderRow, anchor: int) -> None:
         slot.choices.setdefault(anchor, []).append(row.provider)
         facts.roots[row.provider] = row.root
@@ -103,9 +113,15 @@ def _add_provider_rows(conn: Connection, group: ResolvedGroup, window: query.Win
             providers.sort()
 
 
-def _add_flat_rows(conn: Connection, group: ResolvedGroup, window: query.Window,
-                   by_class: dict[int, Slot], facts: Facts, trait_bits: int,
-                   summed: frozenset[int]) -> None:
+def _add_flat_rows(
+    conn: Connection,
+    group: ResolvedGroup,
+    window: query.Window,
+    by_class: dict[int, Slot],
+    facts: Facts,
+    trait_bits: int,
+    summed: frozenset[int],
+) -> None:
     """The unsuffixed group when every tree is one provider and none shares:
     each provider must then serve all of it alone, which one query decides."""
     for row in query.provider_rows(conn, group, window=window, summed=summed):
@@ -116,9 +132,15 @@ def _add_flat_rows(conn: Connection, group: ResolvedGroup, window: query.Window,
             facts.rooms[row.provider, class_id] = room
 
 
-def _add_class_rows(conn: Connection, group: ResolvedGroup, window: query.Window,
-                    shared: list[query.ClassRow], by_class: dict[int, Slot],
-                    facts: Facts, summed: frozenset[int]) -> None:
+def _add_class_rows(
+    conn: Connection,
+    group: ResolvedGroup,
+    window: query.Window,
+    shared: list[query.ClassRow],
+    by_class: dict[int, Slot],
+    facts: Facts,
+    summed: frozenset[int],
+) -> None:
     def add(row: query.ClassRow, anchor: int) -> None:
         by_class[row.resource_class].choices.setdefault(anchor, []).append(row.provider)
         facts.roots[row.provider] = row.root
@@ -128,8 +150,9 @@ def _add_class_rows(conn: Connection, group: ResolvedGroup, window: query.Window
     for row in query.class_rows(conn, group, window=window, summed=summed):
         add(row, row.root)
     if shared:
-        served = sharing_anchors(conn, {row.provider for row in shared}, window,
-                                 group.aggregates.forbidden)
+        served = sharing_anchors(
+            conn, {row.provider for row in shared}, window, group.aggregates.forbidden
+        )
         for row in shared:
             by_class[row.resource_class].shared.add(row.provider)
             facts.roots[row.provider] = row.root

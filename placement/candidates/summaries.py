@@ -95,27 +95,45 @@ def _statements(column) -> tuple[sqlalchemy.Select, sqlalchemy.Select]:
     and convert, mostly in the driver.
     """
     wanted = column.in_(bindparam("ids", expanding=True))
-    used = (select(func.coalesce(func.sum(_ALLOC.c.used), 0))
-            .where(_ALLOC.c.resource_provider_id == _INV.c.resource_provider_id,
-                   _ALLOC.c.resource_class_id == _INV.c.resource_class_id)
-            .scalar_subquery())
+    used = (
+        select(func.coalesce(func.sum(_ALLOC.c.used), 0))
+        .where(
+            _ALLOC.c.resource_provider_id == _INV.c.resource_provider_id,
+            _ALLOC.c.resource_class_id == _INV.c.resource_class_id,
+        )
+        .scalar_subquery()
+    )
     inventory = _RC.c.name
-    for part in (cast(_INV.c.total, String), cast(_INV.c.reserved, String),
-                 _FloatText(_INV.c.allocation_ratio), cast(used, String)):
+    for part in (
+        cast(_INV.c.total, String),
+        cast(_INV.c.reserved, String),
+        _FloatText(_INV.c.allocation_ratio),
+        cast(used, String),
+    ):
         inventory = inventory + " " + part
     provider = (_RP.c.id, _RP.c.uuid, _RP.c.parent_provider_id, _RP.c.root_provider_id)
     trait = cast(_TRAITS.c.id, String) + " " + _TRAITS.c.name
     return (
         in_written_order(
             select(*provider, func.aggregate_strings(inventory, ","))
-            .select_from(_RP.outerjoin(_INV, _INV.c.resource_provider_id == _RP.c.id)
-                         .outerjoin(_RC, _RC.c.id == _INV.c.resource_class_id))
-            .where(wanted).group_by(*provider)),
+            .select_from(
+                _RP.outerjoin(_INV, _INV.c.resource_provider_id == _RP.c.id).outerjoin(
+                    _RC, _RC.c.id == _INV.c.resource_class_id
+                )
+            )
+            .where(wanted)
+            .group_by(*provider)
+        ),
         in_written_order(
             select(_RPT.c.resource_provider_id, func.aggregate_strings(trait, ","))
-            .select_from(_RP.join(_RPT, _RPT.c.resource_provider_id == _RP.c.id)
-                         .join(_TRAITS, _TRAITS.c.id == _RPT.c.trait_id))
-            .where(wanted).group_by(_RPT.c.resource_provider_id)),
+            .select_from(
+                _RP.join(_RPT, _RPT.c.resource_provider_id == _RP.c.id).join(
+                    _TRAITS, _TRAITS.c.id == _RPT.c.trait_id
+                )
+            )
+            .where(wanted)
+            .group_by(_RPT.c.resource_provider_id)
+        ),
     )
 
 
@@ -145,7 +163,8 @@ def _load(conn: Connection, trees: Trees, statements: tuple, ids: list[int]) -> 
         resources = parsed_inventories.get(inventories)
         if resources is None:
             resources = parsed_inventories[inventories] = [
-                _inventory(item) for item in inventories.split(",")]
+                _inventory(item) for item in inventories.split(",")
+            ]
         provider.resources = resources
     parsed_traits: dict[str, list[str]] = {}
     for id_, traits in conn.execute(traits_query, params).all():
@@ -186,9 +205,13 @@ def text(trees: Trees, shown: Iterable[int], version: mv.Version, requested: set
         key = tuple(provider.resources)
         resources = resources_text.get(key)
         if resources is None:
-            resources = resources_text[key] = ", ".join([
-                f'{quoted[name]}: {{"capacity": {capacity}, "used": {used}}}'
-                for name, capacity, used in key if all_classes or name in requested])
+            resources = resources_text[key] = ", ".join(
+                [
+                    f'{quoted[name]}: {{"capacity": {capacity}, "used": {used}}}'
+                    for name, capacity, used in key
+                    if all_classes or name in requested
+                ]
+            )
         part = f'{quoted[provider.uuid]}: {{"resources": {{{resources}}}'
         if with_traits:
             key = tuple(provider.traits)
@@ -197,10 +220,13 @@ def text(trees: Trees, shown: Iterable[int], version: mv.Version, requested: set
                 traits = traits_text[key] = ", ".join([quoted[name] for name in key])
             part += ', "traits": [' + traits + "]"
         if nested:
-            parent = (quoted[providers[provider.parent].uuid] if provider.parent is not None
-                      else "null")
-            part += (f', "parent_provider_uuid": {parent}, '
-                     f'"root_provider_uuid": {quoted[providers[provider.root].uuid]}')
+            parent = (
+                quoted[providers[provider.parent].uuid] if provider.parent is not None else "null"
+            )
+            part += (
+                f', "parent_provider_uuid": {parent}, '
+                f'"root_provider_uuid": {quoted[providers[provider.root].uuid]}'
+            )
         parts.append(part + "}")
     return "{" + ", ".join(parts) + "}"
 

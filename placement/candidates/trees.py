@@ -30,8 +30,12 @@ def chunks(ids: Iterable[int], size: int = CHUNK) -> Iterator[list[int]]:
         yield chunk
 
 
-def sharing_anchors(conn: Connection, providers: Iterable[int], window: Window,
-                    forbidden: frozenset[int] = frozenset()) -> dict[int, set[int]]:
+def sharing_anchors(
+    conn: Connection,
+    providers: Iterable[int],
+    window: Window,
+    forbidden: frozenset[int] = frozenset(),
+) -> dict[int, set[int]]:
     """For each sharing provider, the roots in ``window`` it serves.
 
     A sharing provider serves every tree that has *any* provider (root or
@@ -41,13 +45,20 @@ def sharing_anchors(conn: Connection, providers: Iterable[int], window: Window,
     mine, theirs = _RPA.alias("mine"), _RPA.alias("theirs")
     served: dict[int, set[int]] = {}
     for chunk in chunks(providers):
-        query = (select(mine.c.resource_provider_id, _RP.c.root_provider_id).distinct()
-                 .select_from(mine.join(theirs, theirs.c.aggregate_id == mine.c.aggregate_id)
-                              .join(_RP, _RP.c.id == theirs.c.resource_provider_id))
-                 .where(mine.c.resource_provider_id.in_(chunk),
-                        *window.admits(_RP.c.root_provider_id),
-                        *in_aggregates(_RP.c.root_provider_id,
-                                       AggregateIds(forbidden=forbidden))))
+        query = (
+            select(mine.c.resource_provider_id, _RP.c.root_provider_id)
+            .distinct()
+            .select_from(
+                mine.join(theirs, theirs.c.aggregate_id == mine.c.aggregate_id).join(
+                    _RP, _RP.c.id == theirs.c.resource_provider_id
+                )
+            )
+            .where(
+                mine.c.resource_provider_id.in_(chunk),
+                *window.admits(_RP.c.root_provider_id),
+                *in_aggregates(_RP.c.root_provider_id, AggregateIds(forbidden=forbidden)),
+            )
+        )
         for provider, root in conn.execute(query, window.bounds):
             served.setdefault(provider, set()).add(root)
     return served
@@ -65,11 +76,15 @@ class Ancestry:
         columns = (_RP.c.id, _RP.c.parent_provider_id)
         parents: dict[int, int | None] = {}
         if window is not None:
-            parents.update(conn.execute(select(*columns).where(
-                _RP.c.root_provider_id.between(window.low, window.high))).all())
+            parents.update(
+                conn.execute(
+                    select(*columns).where(_RP.c.root_provider_id.between(window.low, window.high))
+                ).all()
+            )
         for chunk in chunks(set(roots)):
-            parents.update(conn.execute(select(*columns).where(
-                _RP.c.root_provider_id.in_(chunk))).all())
+            parents.update(
+                conn.execute(select(*columns).where(_RP.c.root_provider_id.in_(chunk))).all()
+            )
         return cls(parents)
 
     def _reaches(self, provider: int | None, top: int) -> bool:
@@ -81,8 +96,7 @@ class Ancestry:
 
     def same_subtree(self, providers: set[int]) -> bool:
         """One of ``providers`` is an ancestor-or-self of all the others."""
-        return any(all(self._reaches(provider, top) for provider in providers)
-                   for top in providers)
+        return any(all(self._reaches(provider, top) for provider in providers) for top in providers)
 
     def related(self, one: int, other: int) -> bool:
         """``same_subtree({one, other})`` without making a set (the usual pair)."""

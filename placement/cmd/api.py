@@ -29,6 +29,7 @@ class _Server(BaseApplication):
 
     def load(self):
         from placement.wsgi import create_app
+
         return create_app(self.conf)
 
 
@@ -46,8 +47,11 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
     parser.add_argument("--port", type=int, default=8778, help="port to bind (8778)")
     parser.add_argument("--workers", type=int, default=1, help="gunicorn workers (1)")
-    parser.add_argument("--allow-insecure-bind", action="store_true",
-                        help="allow a non-loopback address while auth is noauth2")
+    parser.add_argument(
+        "--allow-insecure-bind",
+        action="store_true",
+        help="allow a non-loopback address while auth is noauth2",
+    )
     return parser.parse_known_args(argv)
 
 
@@ -56,23 +60,27 @@ def main(argv: list[str] | None = None) -> int:
     try:
         conf = placement_conf.load(rest, prog="placement-api")
         strategy = placement_conf.auth_strategy(conf)
-        if strategy == "noauth2" and not _is_loopback(args.host) \
-                and not args.allow_insecure_bind:
+        if strategy == "noauth2" and not _is_loopback(args.host) and not args.allow_insecure_bind:
             raise placement_conf.ConfigError(
                 f"Refusing to serve {args.host} with auth_strategy noauth2 (any token is "
-                "trusted); pass --allow-insecure-bind or configure keystone auth")
+                "trusted); pass --allow-insecure-bind or configure keystone auth"
+            )
         from placement.wsgi import create_app
+
         create_app(conf)  # fail fast, migrate once in the master process
     except placement_conf.ConfigError as exc:
         print(f"placement-api: {exc}", file=sys.stderr)
         return 2
-    _Server(conf, {
-        "bind": f"{args.host}:{args.port}",
-        "workers": args.workers,
-        "accesslog": None,
-        "graceful_timeout": 5,
-        "control_socket_disable": True,
-    }).run()
+    _Server(
+        conf,
+        {
+            "bind": f"{args.host}:{args.port}",
+            "workers": args.workers,
+            "accesslog": None,
+            "graceful_timeout": 5,
+            "control_socket_disable": True,
+        },
+    ).run()
     return 0
 
 

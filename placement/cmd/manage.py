@@ -98,14 +98,16 @@ def db_online_data_migrations(conf: cfg.ConfigOpts, args: Any) -> int:
     else:
         max_count = 50
         print(f"Running batches of {max_count} until complete")
-    owner = online_migrations.IncompleteOwner(conf.placement.incomplete_consumer_project_id,
-                                              conf.placement.incomplete_consumer_user_id)
+    owner = online_migrations.IncompleteOwner(
+        conf.placement.incomplete_consumer_project_id, conf.placement.incomplete_consumer_user_id
+    )
     totals: dict[str, list[int]] = {}
     engine = _engine(conf)
     try:
         while True:
             ran, failed = _online_migration_batch(
-                engine, online_migrations.migrations(owner), max_count, totals)
+                engine, online_migrations.migrations(owner), max_count, totals
+            )
             if limited or not ran:
                 break
     finally:
@@ -120,9 +122,12 @@ def db_online_data_migrations(conf: cfg.ConfigOpts, args: Any) -> int:
     return 1 if ran else 0
 
 
-def _online_migration_batch(engine: sqlalchemy.Engine,
-                            migrations: Sequence[online_migrations.OnlineMigration],
-                            max_count: int, totals: dict[str, list[int]]) -> tuple[int, bool]:
+def _online_migration_batch(
+    engine: sqlalchemy.Engine,
+    migrations: Sequence[online_migrations.OnlineMigration],
+    max_count: int,
+    totals: dict[str, list[int]],
+) -> tuple[int, bool]:
     """Each migration in turn until ``max_count`` rows were migrated in this batch.
 
     Returns the rows migrated and whether a migration raised; adds each
@@ -148,8 +153,9 @@ def _online_migration_batch(engine: sqlalchemy.Engine,
 
 
 def _online_migrations_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--max-count", metavar="<number>",
-                        help="Maximum number of objects to consider")
+    parser.add_argument(
+        "--max-count", metavar="<number>", help="Maximum number of objects to consider"
+    )
 
 
 @dataclass(frozen=True)
@@ -163,10 +169,18 @@ class DbCommand:
 DB_COMMANDS: list[DbCommand] = [
     DbCommand("sync", "Upgrade the database schema to the most recent version.", db_sync),
     DbCommand("version", "Print the current database schema version.", db_version),
-    DbCommand("stamp", "Stamp the database with a schema version without migrating.",
-              db_stamp, _stamp_arguments),
-    DbCommand("online_data_migrations", "Run the online data migrations.",
-              db_online_data_migrations, _online_migrations_arguments),
+    DbCommand(
+        "stamp",
+        "Stamp the database with a schema version without migrating.",
+        db_stamp,
+        _stamp_arguments,
+    ),
+    DbCommand(
+        "online_data_migrations",
+        "Run the online data migrations.",
+        db_online_data_migrations,
+        _online_migrations_arguments,
+    ),
 ]
 
 
@@ -182,8 +196,9 @@ def _command_opt(parsers: dict[str, argparse.ArgumentParser]) -> cfg.SubCommandO
             command.add_arguments(parser)
             parser.set_defaults(run=command.run)
 
-    return cfg.SubCommandOpt("category", title="Command categories", handler=add_parsers,
-                             help="Available categories")
+    return cfg.SubCommandOpt(
+        "category", title="Command categories", handler=add_parsers, help="Available categories"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

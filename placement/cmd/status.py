@@ -47,7 +47,8 @@ class Checks(upgradecheck.UpgradeCommands):
             return upgradecheck.Result(
                 upgradecheck.Code.FAILURE,
                 details="There is at least one resource provider table record which "
-                        f"misses its root provider id. {_RUN_MIGRATIONS}")
+                f"misses its root provider id. {_RUN_MIGRATIONS}",
+            )
         return upgradecheck.Result(upgradecheck.Code.SUCCESS)
 
     def _check_incomplete_consumers(self) -> upgradecheck.Result:
@@ -56,7 +57,8 @@ class Checks(upgradecheck.UpgradeCommands):
             return upgradecheck.Result(
                 upgradecheck.Code.WARNING,
                 details=f"There are {missing} incomplete consumers table records for "
-                        f"existing allocations. {_RUN_MIGRATIONS}")
+                f"existing allocations. {_RUN_MIGRATIONS}",
+            )
         return upgradecheck.Result(upgradecheck.Code.SUCCESS)
 
     def _check_policy_json(self) -> upgradecheck.Result:
@@ -75,8 +77,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     conf = cfg.ConfigOpts()
     placement_conf.register_opts(conf)
     try:
-        return upgradecheck.main(conf, project=placement_conf.PROJECT,
-                                 upgrade_command=Checks(conf), argv=argv)
+        return upgradecheck.main(
+            conf, project=placement_conf.PROJECT, upgrade_command=Checks(conf), argv=argv
+        )
     except cfg.Error as exc:
         print(f"{PROG}: configuration error: {exc}", file=sys.stderr)
         return 255

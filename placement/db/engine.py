@@ -122,8 +122,15 @@ def engine_from_url(
     backend = url.get_backend_name()
     kwargs: dict[str, Any] = {"echo": echo}
     if backend == "sqlite":
-        engine = _sqlite_engine(url, kwargs, sqlite_synchronous, sqlite_busy_timeout,
-                                pool_size, max_overflow, pool_timeout)
+        engine = _sqlite_engine(
+            url,
+            kwargs,
+            sqlite_synchronous,
+            sqlite_busy_timeout,
+            pool_size,
+            max_overflow,
+            pool_timeout,
+        )
     else:
         kwargs.update(pool_pre_ping=True, pool_recycle=pool_recycle)
         _pool_kwargs(kwargs, pool_size, max_overflow, pool_timeout)
@@ -138,8 +145,12 @@ def engine_from_url(
     return engine
 
 
-def _pool_kwargs(kwargs: dict[str, Any], pool_size: int | None, max_overflow: int | None,
-                 pool_timeout: int | None) -> None:
+def _pool_kwargs(
+    kwargs: dict[str, Any],
+    pool_size: int | None,
+    max_overflow: int | None,
+    pool_timeout: int | None,
+) -> None:
     if pool_size is not None:
         kwargs["pool_size"] = pool_size
     if max_overflow is not None:
@@ -153,9 +164,15 @@ def _is_memory_sqlite(url: URL) -> bool:
     return database in ("", ":memory:") or url.query.get("mode") == "memory"
 
 
-def _sqlite_engine(url: URL, kwargs: dict[str, Any], synchronous: bool, busy_timeout: float,
-                   pool_size: int | None, max_overflow: int | None,
-                   pool_timeout: int | None) -> Engine:
+def _sqlite_engine(
+    url: URL,
+    kwargs: dict[str, Any],
+    synchronous: bool,
+    busy_timeout: float,
+    pool_size: int | None,
+    max_overflow: int | None,
+    pool_timeout: int | None,
+) -> Engine:
     memory = _is_memory_sqlite(url)
     connect_args: dict[str, Any] = {"timeout": busy_timeout}
     if memory:

@@ -165,7 +165,12 @@ def _retry(call: Callable[[], T], attempts: int) -> T:
             if attempt >= attempts or not is_retryable_db_error(exc):
                 raise
             delay = _backoff(attempt)
-            LOG.debug("Retryable database error (attempt %d/%d), retrying in %.3f s: %s",
-                      attempt, attempts, delay, exc.orig)
+            LOG.debug(
+                "Retryable database error (attempt %d/%d), retrying in %.3f s: %s",
+                attempt,
+                attempts,
+                delay,
+                exc.orig,
+            )
             time.sleep(delay)
             attempt += 1

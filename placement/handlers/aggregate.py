@@ -26,14 +26,12 @@ def _send(req: falcon.Request, resp: falcon.Response, uuids: list[str], generati
 
 
 class Aggregates(base.Resource):
-
     def on_get(self, req: falcon.Request, resp: falcon.Response, uuid: str) -> None:
         base.check_accept(req)
         base.require_version(req, mv.AGGREGATES)
         self.authorize(req, "placement:resource_providers:aggregates:list")
         provider = load_provider(self, uuid)
-        _send(req, resp, agg_obj.list_for_provider(self.deps.engine, provider),
-              provider.generation)
+        _send(req, resp, agg_obj.list_for_provider(self.deps.engine, provider), provider.generation)
 
     def on_put(self, req: falcon.Request, resp: falcon.Response, uuid: str) -> None:
         base.require_json_content(req)
@@ -41,19 +39,24 @@ class Aggregates(base.Resource):
         self.authorize(req, "placement:resource_providers:aggregates:update")
         with_generation = base.version(req) >= mv.AGGREGATES_GENERATION
         provider = load_provider(self, uuid)
-        data = base.json_body(req, schema.PUT_AGGREGATES_1_19 if with_generation
-                              else schema.PUT_AGGREGATES)
+        data = base.json_body(
+            req, schema.PUT_AGGREGATES_1_19 if with_generation else schema.PUT_AGGREGATES
+        )
         uuids = data
         if with_generation:
             if data["resource_provider_generation"] != provider.generation:
-                raise errors.Conflict("Resource provider's generation already changed. Please "
-                                      "update the generation and try again.",
-                                      code=errors.CONCURRENT_UPDATE)
+                raise errors.Conflict(
+                    "Resource provider's generation already changed. Please "
+                    "update the generation and try again.",
+                    code=errors.CONCURRENT_UPDATE,
+                )
             uuids = data["aggregates"]
         try:
-            generation = agg_obj.set_aggregates(self.deps.engine, provider, uuids,
-                                                increment_generation=with_generation)
+            generation = agg_obj.set_aggregates(
+                self.deps.engine, provider, uuids, increment_generation=with_generation
+            )
         except rp_obj.GenerationConflict as exc:
-            raise errors.Conflict(f"Update conflict: {exc.message}",
-                                  code=errors.CONCURRENT_UPDATE) from None
+            raise errors.Conflict(
+                f"Update conflict: {exc.message}", code=errors.CONCURRENT_UPDATE
+            ) from None
         _send(req, resp, uuids, generation)

@@ -22,38 +22,48 @@ from placement.objects import consumer as consumer_obj
 from placement.schemas import allocation as schema
 
 
-def consumer_writes(conf: cfg.ConfigOpts, entries: dict,
-                    version: mv.Version) -> list[allocation.ConsumerWrite]:
+def consumer_writes(
+    conf: cfg.ConfigOpts, entries: dict, version: mv.Version
+) -> list[allocation.ConsumerWrite]:
     """Dict-form entries keyed by consumer uuid → writes for the object layer."""
-    return [_write(conf, consumer_uuid, entry, entry["allocations"], version)
-            for consumer_uuid, entry in entries.items()]
+    return [
+        _write(conf, consumer_uuid, entry, entry["allocations"], version)
+        for consumer_uuid, entry in entries.items()
+    ]
 
 
-def _write(conf: cfg.ConfigOpts, consumer_uuid: str, body: dict,
-           by_provider: dict, version: mv.Version) -> allocation.ConsumerWrite:
+def _write(
+    conf: cfg.ConfigOpts, consumer_uuid: str, body: dict, by_provider: dict, version: mv.Version
+) -> allocation.ConsumerWrite:
     if "project_id" in body:
         project_id, user_id = body["project_id"], body["user_id"]
     else:  # below 1.8 the body has no owner: upstream's placeholders
         project_id = conf.placement.incomplete_consumer_project_id
         user_id = conf.placement.incomplete_consumer_user_id
     return allocation.ConsumerWrite(
-        uuid=consumer_uuid, project_id=project_id, user_id=user_id,
+        uuid=consumer_uuid,
+        project_id=project_id,
+        user_id=user_id,
         allocations={rp: dict(share["resources"]) for rp, share in by_provider.items()},
-        generation=(body["consumer_generation"] if version >= mv.CONSUMER_GENERATION
-                    else allocation.UNCHECKED),
-        consumer_type=body.get("consumer_type") if version >= mv.CONSUMER_TYPES else None)
+        generation=(
+            body["consumer_generation"]
+            if version >= mv.CONSUMER_GENERATION
+            else allocation.UNCHECKED
+        ),
+        consumer_type=body.get("consumer_type") if version >= mv.CONSUMER_TYPES else None,
+    )
 
 
 def _list_to_dict(items: list) -> dict:
     """The 1.0–1.11 list form as the dict form; a repeated provider: last wins."""
-    return {item["resource_provider"]["uuid"]: {"resources": item["resources"]}
-            for item in items}
+    return {item["resource_provider"]["uuid"]: {"resources": item["resources"]} for item in items}
 
 
 def _concurrent(exc: consumer_obj.ConcurrentUpdate) -> errors.Conflict:
     return errors.Conflict(
         f"Inventory and/or allocations changed while attempting to allocate: {exc.message}",
-        code=errors.CONCURRENT_UPDATE)
+        code=errors.CONCURRENT_UPDATE,
+    )
 
 
 class ConsumerAllocations(base.Resource):
@@ -68,7 +78,8 @@ class ConsumerAllocations(base.Resource):
         if found is not None:
             body["allocations"] = {
                 rp: {"resources": share.resources, "generation": share.generation}
-                for rp, share in found.providers.items()}
+                for rp, share in found.providers.items()
+            }
             if want >= mv.ALLOCATIONS_DICT:
                 body["project_id"] = found.project_id
                 body["user_id"] = found.user_id
@@ -92,8 +103,11 @@ class ConsumerAllocations(base.Resource):
             by_provider = _list_to_dict(by_provider)
         writes = [_write(self.deps.conf, consumer_uuid, data, by_provider, want)]
         try:
-            allocation.replace(self.deps.engine, writes,
-                               attempts=self.deps.conf.placement.allocation_conflict_retry_count)
+            allocation.replace(
+                self.deps.engine,
+                writes,
+                attempts=self.deps.conf.placement.allocation_conflict_retry_count,
+            )
         except allocation.UnknownResourceClass as exc:
             raise errors.BadRequest(
                 f"Unable to allocate inventory for consumer {consumer_uuid}: {exc.message}"
@@ -120,8 +134,11 @@ class Allocations(base.Resource):
         want = base.version(req)
         data = base.json_body(req, schema.post_schema(want))
         try:
-            allocation.replace(self.deps.engine, consumer_writes(self.deps.conf, data, want),
-                               attempts=self.deps.conf.placement.allocation_conflict_retry_count)
+            allocation.replace(
+                self.deps.engine,
+                consumer_writes(self.deps.conf, data, want),
+                attempts=self.deps.conf.placement.allocation_conflict_retry_count,
+            )
         except allocation.UnknownResourceClass as exc:
             raise errors.BadRequest(f"Unable to allocate inventory {exc.message}") from None
         except allocation.InvalidAllocation as exc:
@@ -139,14 +156,16 @@ class ProviderAllocations(base.Resource):
         self.authorize(req, "placement:resource_providers:allocations:list")
         found = allocation.get_for_provider(self.deps.engine, uuid)
         if found is None:
-            raise errors.NotFound(f"Resource provider '{uuid}' not found: "
-                                  f"No resource provider with uuid {uuid} found")
+            raise errors.NotFound(
+                f"Resource provider '{uuid}' not found: No resource provider with uuid {uuid} found"
+            )
         with_generation = base.version(req) >= mv.CONSUMER_GENERATION
         consumers = {}
         for consumer_uuid, share in found.consumers.items():
             consumers[consumer_uuid] = {"resources": share.resources}
             if with_generation:
                 consumers[consumer_uuid]["consumer_generation"] = share.generation
-        base.send_json(resp, {"allocations": consumers,
-                              "resource_provider_generation": found.generation})
+        base.send_json(
+            resp, {"allocations": consumers, "resource_provider_generation": found.generation}
+        )
         base.set_cache_headers(req, resp, found.last_modified or base.utcnow())

@@ -22,7 +22,6 @@ class AllocationCandidates(base.Resource):
         base.validate_query(req, schema.query_schema(want))
         wanted = candidate_request.parse(base.query_pairs(req), want)
         # The engine writes the JSON itself: answers can be large and repetitive.
-        resp.data = engine.find(self.deps.engine, wanted,
-                                engine.Settings.from_conf(self.deps.conf))
+        resp.data = engine.find(self.deps.engine, wanted, engine.Settings.from_conf(self.deps.conf))
         resp.content_type = "application/json"
         base.set_cache_headers(req, resp, base.utcnow())

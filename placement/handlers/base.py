@@ -51,6 +51,7 @@ class Resource:
 
 # --- versions ---------------------------------------------------------------
 
+
 def version(req: falcon.Request) -> microversion.Version:
     return req.context.microversion
 
@@ -62,6 +63,7 @@ def require_version(req: falcon.Request, minimum: microversion.Version) -> None:
 
 
 # --- content negotiation ------------------------------------------------------
+
 
 def check_accept(req: falcon.Request) -> None:
     """406 unless the client accepts ``application/json``."""
@@ -75,7 +77,8 @@ def require_json_content(req: falcon.Request) -> None:
     if content_type.split(";")[0].strip().lower() != "application/json":
         shown = content_type or None
         raise errors.UnsupportedMediaType(
-            f"The media type {shown} is not supported, use application/json")
+            f"The media type {shown} is not supported, use application/json"
+        )
 
 
 _BODY_FORMATS = jsonschema.FormatChecker(formats=())
@@ -93,8 +96,9 @@ def read_json(req: falcon.Request) -> Any:
         raise errors.BadRequest(f"Malformed JSON: {exc}") from None
 
 
-def _schema_error(data: Any, schema: dict,
-                  formats: jsonschema.FormatChecker) -> jsonschema.ValidationError | None:
+def _schema_error(
+    data: Any, schema: dict, formats: jsonschema.FormatChecker
+) -> jsonschema.ValidationError | None:
     """The error upstream reports: jsonschema's ``best_match`` (it looks
     inside ``anyOf``, e.g. ``'x' is not a 'uuid'``), or None when valid."""
     validator = jsonschema.Draft4Validator(schema, format_checker=formats)
@@ -136,6 +140,7 @@ def validate_query(req: falcon.Request, schema: dict) -> dict[str, str]:
 
 # --- responses ----------------------------------------------------------------
 
+
 def send_json(resp: falcon.Response, data: Any, status: int = 200) -> None:
     resp.status = status
     resp.content_type = "application/json"
@@ -152,8 +157,9 @@ def utcnow() -> datetime.datetime:
     return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
 
 
-def set_cache_headers(req: falcon.Request, resp: falcon.Response,
-                      last_modified: datetime.datetime | None) -> None:
+def set_cache_headers(
+    req: falcon.Request, resp: falcon.Response, last_modified: datetime.datetime | None
+) -> None:
     """``Cache-Control``/``Last-Modified`` from 1.15; LM omitted when None."""
     if version(req) < microversion.CACHE_HEADERS:
         return

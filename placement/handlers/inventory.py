@@ -30,8 +30,14 @@ def _check_generation(provider: rp_obj.Provider, data: dict) -> None:
         raise errors.Conflict(_GENERATION_CONFLICT, code=errors.CONCURRENT_UPDATE)
 
 
-def _send_one(req: falcon.Request, resp: falcon.Response, record: dict[str, Any],
-              generation: int, last_modified, status: int = 200) -> None:
+def _send_one(
+    req: falcon.Request,
+    resp: falcon.Response,
+    record: dict[str, Any],
+    generation: int,
+    last_modified,
+    status: int = 200,
+) -> None:
     body = dict(record)
     if generation:  # upstream leaves a zero generation out
         body["resource_provider_generation"] = generation
@@ -47,12 +53,16 @@ class Inventories(base.Resource):
         self.authorize(req, "placement:resource_providers:inventories:list")
         provider = load_provider(self, uuid, explain=True)
         inventories = inv_obj.list_for_provider(self.deps.engine, provider)
-        base.send_json(resp, {
-            "inventories": {rc: inv.record for rc, inv in inventories.items()},
-            "resource_provider_generation": provider.generation,
-        })
-        base.set_cache_headers(req, resp,
-                               base.latest([i.last_modified for i in inventories.values()]))
+        base.send_json(
+            resp,
+            {
+                "inventories": {rc: inv.record for rc, inv in inventories.items()},
+                "resource_provider_generation": provider.generation,
+            },
+        )
+        base.set_cache_headers(
+            req, resp, base.latest([i.last_modified for i in inventories.values()])
+        )
 
     def on_post(self, req: falcon.Request, resp: falcon.Response, uuid: str) -> None:
         base.require_json_content(req)
@@ -62,18 +72,25 @@ class Inventories(base.Resource):
         rc = data["resource_class"]
         try:
             generation = inv_obj.add_inventory(
-                self.deps.engine, provider, rc, data,
-                reserved_may_equal_total=_reserved_may_equal_total(req))
+                self.deps.engine,
+                provider,
+                rc,
+                data,
+                reserved_may_equal_total=_reserved_may_equal_total(req),
+            )
         except rp_obj.GenerationConflict as exc:
-            raise errors.Conflict(f"Update conflict: {exc.message}",
-                                  code=errors.CONCURRENT_UPDATE) from None
+            raise errors.Conflict(
+                f"Update conflict: {exc.message}", code=errors.CONCURRENT_UPDATE
+            ) from None
         except errors.BadRequest as exc:
-            raise errors.BadRequest(f"Unable to create inventory for resource provider "
-                                    f"{provider.uuid}: {exc.message}") from None
+            raise errors.BadRequest(
+                f"Unable to create inventory for resource provider {provider.uuid}: {exc.message}"
+            ) from None
         except errors.Conflict as exc:
             raise errors.Conflict(f"Update conflict: {exc.message}", code=exc.code) from None
-        resp.set_header("Location", base.absolute_url(
-            req, f"{provider_path(provider.uuid)}/inventories/{rc}"))
+        resp.set_header(
+            "Location", base.absolute_url(req, f"{provider_path(provider.uuid)}/inventories/{rc}")
+        )
         _send_one(req, resp, inv_obj.with_defaults(data), generation, base.utcnow(), 201)
 
     def on_put(self, req: falcon.Request, resp: falcon.Response, uuid: str) -> None:
@@ -85,14 +102,20 @@ class Inventories(base.Resource):
         records = {rc: inv_obj.with_defaults(r) for rc, r in data["inventories"].items()}
         try:
             generation = inv_obj.set_inventories(
-                self.deps.engine, provider, records,
-                reserved_may_equal_total=_reserved_may_equal_total(req))
+                self.deps.engine,
+                provider,
+                records,
+                reserved_may_equal_total=_reserved_may_equal_total(req),
+            )
         except inv_obj.InvalidCapacity as exc:
-            raise errors.BadRequest(f"Unable to update inventory for resource provider "
-                                    f"{provider.uuid}: {exc.message}") from None
+            raise errors.BadRequest(
+                f"Unable to update inventory for resource provider {provider.uuid}: {exc.message}"
+            ) from None
         except errors.BadRequest as exc:
-            raise errors.BadRequest(f"Unknown resource class in inventory for resource provider "
-                                    f"{provider.uuid}: {exc.message}") from None
+            raise errors.BadRequest(
+                f"Unknown resource class in inventory for resource provider "
+                f"{provider.uuid}: {exc.message}"
+            ) from None
         except errors.Conflict as exc:  # in use, or the generation moved meanwhile
             raise errors.Conflict(f"update conflict: {exc.message}", code=exc.code) from None
         base.send_json(resp, {"inventories": records, "resource_provider_generation": generation})
@@ -110,15 +133,17 @@ class Inventories(base.Resource):
             raise errors.Conflict(
                 f"Unable to delete inventory for resource provider {provider.uuid} because "
                 "the inventory was updated by another process. Please retry your request.",
-                code=errors.CONCURRENT_UPDATE) from None
+                code=errors.CONCURRENT_UPDATE,
+            ) from None
         base.send_empty(resp, 204)
 
 
 class Inventory(base.Resource):
     """The inventory of one resource class on a provider."""
 
-    def on_get(self, req: falcon.Request, resp: falcon.Response, uuid: str,
-               resource_class: str) -> None:
+    def on_get(
+        self, req: falcon.Request, resp: falcon.Response, uuid: str, resource_class: str
+    ) -> None:
         base.check_accept(req)
         self.authorize(req, "placement:resource_providers:inventories:show")
         provider = load_provider(self, uuid, explain=True)
@@ -127,8 +152,9 @@ class Inventory(base.Resource):
             raise errors.NotFound(f"No inventory of class {resource_class} for {uuid}")
         _send_one(req, resp, inventory.record, provider.generation, inventory.last_modified)
 
-    def on_put(self, req: falcon.Request, resp: falcon.Response, uuid: str,
-               resource_class: str) -> None:
+    def on_put(
+        self, req: falcon.Request, resp: falcon.Response, uuid: str, resource_class: str
+    ) -> None:
         base.require_json_content(req)
         self.authorize(req, "placement:resource_providers:inventories:update")
         provider = load_provider(self, uuid)
@@ -136,29 +162,41 @@ class Inventory(base.Resource):
         _check_generation(provider, data)
         try:
             generation = inv_obj.update_inventory(
-                self.deps.engine, provider, resource_class, data,
-                reserved_may_equal_total=_reserved_may_equal_total(req))
+                self.deps.engine,
+                provider,
+                resource_class,
+                data,
+                reserved_may_equal_total=_reserved_may_equal_total(req),
+            )
         except inv_obj.InvalidCapacity as exc:
-            raise errors.BadRequest(f"Unable to update inventory for resource provider "
-                                    f"{provider.uuid}: {exc.message}") from None
+            raise errors.BadRequest(
+                f"Unable to update inventory for resource provider {provider.uuid}: {exc.message}"
+            ) from None
         except inv_obj.NoInventoryOfClass as exc:
-            raise errors.BadRequest(f"No inventory record with resource class for resource "
-                                    f"provider {provider.uuid}: {exc.message}") from None
+            raise errors.BadRequest(
+                f"No inventory record with resource class for resource "
+                f"provider {provider.uuid}: {exc.message}"
+            ) from None
         except rp_obj.GenerationConflict as exc:
-            raise errors.Conflict(f"update conflict: {exc.message}",
-                                  code=errors.CONCURRENT_UPDATE) from None
+            raise errors.Conflict(
+                f"update conflict: {exc.message}", code=errors.CONCURRENT_UPDATE
+            ) from None
         _send_one(req, resp, inv_obj.with_defaults(data), generation, base.utcnow())
 
-    def on_delete(self, req: falcon.Request, resp: falcon.Response, uuid: str,
-                  resource_class: str) -> None:
+    def on_delete(
+        self, req: falcon.Request, resp: falcon.Response, uuid: str, resource_class: str
+    ) -> None:
         self.authorize(req, "placement:resource_providers:inventories:delete")
         provider = load_provider(self, uuid)
         try:
             inv_obj.delete_inventory(self.deps.engine, provider, resource_class)
         except errors.NotFound as exc:
-            raise errors.NotFound(f"No inventory of class {resource_class} found for delete: "
-                                  f"{exc.message}") from None
+            raise errors.NotFound(
+                f"No inventory of class {resource_class} found for delete: {exc.message}"
+            ) from None
         except errors.Conflict as exc:  # in use, or the generation moved meanwhile
-            raise errors.Conflict(f"Unable to delete inventory of class {resource_class}: "
-                                  f"{exc.message}", code=errors.CONCURRENT_UPDATE) from None
+            raise errors.Conflict(
+                f"Unable to delete inventory of class {resource_class}: {exc.message}",
+                code=errors.CONCURRENT_UPDATE,
+            ) from None
         base.send_empty(resp, 204)

@@ -25,21 +25,28 @@ class Reshaper(base.Resource):
         want = base.version(req)
         data = base.json_body(req, reshaper_schema(want))
         inventories = {
-            uuid: reshaper.InventoryChange(body["resource_provider_generation"],
-                                           body["inventories"])
-            for uuid, body in data["inventories"].items()}
+            uuid: reshaper.InventoryChange(
+                body["resource_provider_generation"], body["inventories"]
+            )
+            for uuid, body in data["inventories"].items()
+        }
         try:
-            reshaper.reshape(self.deps.engine, inventories,
-                             consumer_writes(self.deps.conf, data["allocations"], want),
-                             attempts=self.deps.conf.placement.allocation_conflict_retry_count)
+            reshaper.reshape(
+                self.deps.engine,
+                inventories,
+                consumer_writes(self.deps.conf, data["allocations"], want),
+                attempts=self.deps.conf.placement.allocation_conflict_retry_count,
+            )
         except allocation.UnknownResourceClass as exc:
             raise errors.BadRequest(f"malformed reshaper data: {exc.message}") from None
         except inv_obj.InventoryInUse as exc:
-            raise errors.Conflict(f"update conflict: {exc.message}",
-                                  code=errors.INVENTORY_INUSE) from None
+            raise errors.Conflict(
+                f"update conflict: {exc.message}", code=errors.INVENTORY_INUSE
+            ) from None
         except allocation.InvalidAllocation as exc:
             raise errors.Conflict(f"Unable to allocate inventory: {exc.message}") from None
         except consumer_obj.ConcurrentUpdate as exc:
-            raise errors.Conflict(f"update conflict: {exc.message}",
-                                  code=errors.CONCURRENT_UPDATE) from None
+            raise errors.Conflict(
+                f"update conflict: {exc.message}", code=errors.CONCURRENT_UPDATE
+            ) from None
         base.send_empty(resp, 204)

@@ -23,8 +23,10 @@ def _path(name: str) -> str:
 
 
 def _render(req: falcon.Request, rc: rc_obj.ResourceClass) -> dict:
-    return {"name": rc.name,
-            "links": [{"rel": "self", "href": base.url_prefix(req) + _path(rc.name)}]}
+    return {
+        "name": rc.name,
+        "links": [{"rel": "self", "href": base.url_prefix(req) + _path(rc.name)}],
+    }
 
 
 class ResourceClasses(base.Resource):
@@ -37,7 +39,8 @@ class ResourceClasses(base.Resource):
         classes = rc_obj.list_all(self.deps.engine)
         base.send_json(resp, {"resource_classes": [_render(req, rc) for rc in classes]})
         base.set_cache_headers(
-            req, resp, base.latest([rc.last_modified for rc in classes]) or base.utcnow())
+            req, resp, base.latest([rc.last_modified for rc in classes]) or base.utcnow()
+        )
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         base.require_version(req, mv.RESOURCE_CLASSES)

@@ -14,17 +14,22 @@ from placement.objects import resource_provider as rp_obj
 from placement.schemas import resource_provider as schema
 
 # Links beyond "self", each with the version that introduced it.
-_LINKS = (("inventories", mv.MIN_VERSION), ("usages", mv.MIN_VERSION),
-          ("aggregates", mv.AGGREGATES), ("traits", mv.TRAITS),
-          ("allocations", mv.ALLOCATIONS_LINK))
+_LINKS = (
+    ("inventories", mv.MIN_VERSION),
+    ("usages", mv.MIN_VERSION),
+    ("aggregates", mv.AGGREGATES),
+    ("traits", mv.TRAITS),
+    ("allocations", mv.ALLOCATIONS_LINK),
+)
 
 
 def provider_path(uuid: str) -> str:
     return f"/resource_providers/{uuid}"
 
 
-def load_provider(resource: base.Resource, uuid: str, *,
-                  explain: bool = False, separator: str = " : ") -> rp_obj.Provider:
+def load_provider(
+    resource: base.Resource, uuid: str, *, explain: bool = False, separator: str = " : "
+) -> rp_obj.Provider:
     """The provider at ``uuid`` or 404 ``No resource provider with uuid <u> found``.
 
     Some routes repeat the reason after ``separator`` (``explain``), as upstream does.
@@ -43,9 +48,14 @@ def serialize(req: falcon.Request, provider: rp_obj.Provider) -> dict:
     want = base.version(req)
     url = base.url_prefix(req) + provider_path(provider.uuid)
     links = [{"rel": "self", "href": url}] + [
-        {"rel": rel, "href": f"{url}/{rel}"} for rel, since in _LINKS if want >= since]
-    data = {"uuid": provider.uuid, "name": provider.name, "generation": provider.generation,
-            "links": links}
+        {"rel": rel, "href": f"{url}/{rel}"} for rel, since in _LINKS if want >= since
+    ]
+    data = {
+        "uuid": provider.uuid,
+        "name": provider.name,
+        "generation": provider.generation,
+        "links": links,
+    }
     if want >= mv.NESTED_PROVIDERS:
         data["parent_provider_uuid"] = provider.parent_provider_uuid
         data["root_provider_uuid"] = provider.root_provider_uuid
@@ -63,18 +73,24 @@ class ResourceProviders(base.Resource):
         providers = rp_obj.list_providers(self.deps.engine, _list_filters(req, params, want))
         base.send_json(resp, {"resource_providers": [serialize(req, p) for p in providers]})
         base.set_cache_headers(
-            req, resp, base.latest([p.last_modified for p in providers]) or base.utcnow())
+            req, resp, base.latest([p.last_modified for p in providers]) or base.utcnow()
+        )
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         base.require_json_content(req)
         self.authorize(req, "placement:resource_providers:create")
         want = base.version(req)
-        data = base.json_body(req, schema.POST_PROVIDER_1_14 if want >= mv.NESTED_PROVIDERS
-                              else schema.POST_PROVIDER)
+        data = base.json_body(
+            req, schema.POST_PROVIDER_1_14 if want >= mv.NESTED_PROVIDERS else schema.POST_PROVIDER
+        )
         # Any uuid-like form (no dashes, upper case, braces) is stored canonical.
         uuid = str(uuidlib.UUID(data["uuid"])) if data.get("uuid") else str(uuidlib.uuid4())
-        provider = rp_obj.create_provider(self.deps.engine, name=data["name"], uuid=uuid,
-                                 parent_uuid=data.get("parent_provider_uuid"))
+        provider = rp_obj.create_provider(
+            self.deps.engine,
+            name=data["name"],
+            uuid=uuid,
+            parent_uuid=data.get("parent_provider_uuid"),
+        )
         resp.set_header("Location", base.absolute_url(req, provider_path(provider.uuid)))
         if want >= mv.PROVIDER_CREATE_RETURNS_BODY:
             base.send_json(resp, serialize(req, provider))
@@ -84,17 +100,20 @@ class ResourceProviders(base.Resource):
 
 
 def _list_schema(want: mv.Version) -> dict:
-    for since, query_schema in ((mv.PROVIDER_REQUIRED, schema.LIST_QUERY_1_18),
-                                (mv.NESTED_PROVIDERS, schema.LIST_QUERY_1_14),
-                                (mv.PROVIDER_RESOURCES, schema.LIST_QUERY_1_4),
-                                (mv.PROVIDER_MEMBER_OF, schema.LIST_QUERY_1_3)):
+    for since, query_schema in (
+        (mv.PROVIDER_REQUIRED, schema.LIST_QUERY_1_18),
+        (mv.NESTED_PROVIDERS, schema.LIST_QUERY_1_14),
+        (mv.PROVIDER_RESOURCES, schema.LIST_QUERY_1_4),
+        (mv.PROVIDER_MEMBER_OF, schema.LIST_QUERY_1_3),
+    ):
         if want >= since:
             return query_schema
     return schema.LIST_QUERY
 
 
-def _list_filters(req: falcon.Request, params: dict[str, str],
-                  want: mv.Version) -> rp_obj.ProviderFilters:
+def _list_filters(
+    req: falcon.Request, params: dict[str, str], want: mv.Version
+) -> rp_obj.ProviderFilters:
     """Parse the filters the (already validated) query asks for."""
     pairs = base.query_pairs(req)
 
@@ -105,12 +124,15 @@ def _list_filters(req: falcon.Request, params: dict[str, str],
         name=params.get("name"),
         uuid=params.get("uuid"),
         in_tree=params.get("in_tree"),
-        member_of=(filters.parse_member_of(all_values("member_of"), want)
-                   if "member_of" in params else None),
-        traits=(filters.parse_required(all_values("required"), want)
-                if "required" in params else None),
-        resources=(filters.parse_resources(params["resources"])
-                   if "resources" in params else None),
+        member_of=(
+            filters.parse_member_of(all_values("member_of"), want)
+            if "member_of" in params
+            else None
+        ),
+        traits=(
+            filters.parse_required(all_values("required"), want) if "required" in params else None
+        ),
+        resources=(filters.parse_resources(params["resources"]) if "resources" in params else None),
     )
 
 
@@ -132,9 +154,12 @@ class ResourceProvider(base.Resource):
         nested = want >= mv.NESTED_PROVIDERS
         data = base.json_body(req, schema.PUT_PROVIDER_1_14 if nested else schema.PUT_PROVIDER)
         updated = rp_obj.update_provider(
-            self.deps.engine, provider, name=data["name"],
+            self.deps.engine,
+            provider,
+            name=data["name"],
             parent_uuid=data.get("parent_provider_uuid", rp_obj.KEEP_PARENT),
-            allow_reparenting=want >= mv.REPARENT_PROVIDERS)
+            allow_reparenting=want >= mv.REPARENT_PROVIDERS,
+        )
         base.send_json(resp, serialize(req, updated))
         # Upstream reports the update time read before this write.
         base.set_cache_headers(req, resp, provider.updated_at)

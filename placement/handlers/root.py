@@ -10,11 +10,18 @@ from placement.handlers import base
 
 class Root(base.Resource):
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        base.send_json(resp, {"versions": [{
-            "id": f"v{mv.MIN_VERSION.major}.0",
-            "max_version": str(mv.MAX_VERSION),
-            "min_version": str(mv.MIN_VERSION),
-            "status": "CURRENT",
-            "links": [{"rel": "self", "href": ""}],
-        }]})
+        base.send_json(
+            resp,
+            {
+                "versions": [
+                    {
+                        "id": f"v{mv.MIN_VERSION.major}.0",
+                        "max_version": str(mv.MAX_VERSION),
+                        "min_version": str(mv.MIN_VERSION),
+                        "status": "CURRENT",
+                        "links": [{"rel": "self", "href": ""}],
+                    }
+                ]
+            },
+        )
         base.set_cache_headers(req, resp, base.utcnow())

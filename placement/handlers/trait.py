@@ -14,8 +14,9 @@ from placement.objects import trait as trait_obj
 from placement.schemas import trait as schema
 
 _INVALID_NAME = (
-    'The trait is invalid. A valid trait must be no longer than 255 characters, start '
-    'with the prefix "CUSTOM_" and use following characters: "A"-"Z", "0"-"9" and "_"')
+    "The trait is invalid. A valid trait must be no longer than 255 characters, start "
+    'with the prefix "CUSTOM_" and use following characters: "A"-"Z", "0"-"9" and "_"'
+)
 
 
 def _last_modified(traits: list[trait_obj.Trait]) -> datetime.datetime:
@@ -32,7 +33,8 @@ def _list_filters(req: falcon.Request) -> dict:
         if not sep:
             raise errors.BadRequest(
                 "Badly formatted name parameter. Expected name query string parameter in "
-                f'form: ?name=[in|startswith]:[name1,name2|prefix]. Got: "{params["name"]}"')
+                f'form: ?name=[in|startswith]:[name1,name2|prefix]. Got: "{params["name"]}"'
+            )
         # Any other operator filters nothing, as upstream.
         if op == "in":
             filters["names"] = value.split(",")
@@ -42,7 +44,8 @@ def _list_filters(req: falcon.Request) -> dict:
         associated = params["associated"].lower()
         if associated not in ("true", "false"):
             raise errors.BadRequest(
-                'The query parameter "associated" only accepts "true" or "false"')
+                'The query parameter "associated" only accepts "true" or "false"'
+            )
         filters["associated"] = associated == "true"
     return filters
 
@@ -99,7 +102,8 @@ class ProviderTraits(base.Resource):
             found = trait_obj.provider_traits(self.deps.engine, uuid)
         except errors.NotFound as exc:
             raise errors.NotFound(
-                f"No resource provider with uuid {uuid} found: {exc.message}") from None
+                f"No resource provider with uuid {uuid} found: {exc.message}"
+            ) from None
         self._send(req, resp, found)
 
     def on_put(self, req: falcon.Request, resp: falcon.Response, uuid: str) -> None:
@@ -108,7 +112,8 @@ class ProviderTraits(base.Resource):
         self.authorize(req, "placement:resource_providers:traits:update")
         data = base.json_body(req, schema.SET_PROVIDER_TRAITS)
         found = trait_obj.set_provider_traits(
-            self.deps.engine, uuid, data["resource_provider_generation"], data["traits"])
+            self.deps.engine, uuid, data["resource_provider_generation"], data["traits"]
+        )
         self._send(req, resp, found)
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response, uuid: str) -> None:
@@ -118,8 +123,12 @@ class ProviderTraits(base.Resource):
         base.send_empty(resp, 204)
 
     @staticmethod
-    def _send(req: falcon.Request, resp: falcon.Response,
-              found: trait_obj.ProviderTraits) -> None:
-        base.send_json(resp, {"traits": [trait.name for trait in found.traits],
-                              "resource_provider_generation": found.generation})
+    def _send(req: falcon.Request, resp: falcon.Response, found: trait_obj.ProviderTraits) -> None:
+        base.send_json(
+            resp,
+            {
+                "traits": [trait.name for trait in found.traits],
+                "resource_provider_generation": found.generation,
+            },
+        )
         base.set_cache_headers(req, resp, _last_modified(found.traits))

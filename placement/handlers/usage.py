@@ -18,10 +18,13 @@ class ProviderUsages(base.Resource):
         base.check_accept(req)
         self.authorize(req, "placement:resource_providers:usages")
         provider = load_provider(self, uuid, explain=True, separator=": ")
-        base.send_json(resp, {
-            "resource_provider_generation": provider.generation,
-            "usages": usage_obj.provider_usages(self.deps.engine, provider.id),
-        })
+        base.send_json(
+            resp,
+            {
+                "resource_provider_generation": provider.generation,
+                "usages": usage_obj.provider_usages(self.deps.engine, provider.id),
+            },
+        )
         base.set_cache_headers(req, resp, base.utcnow())
 
 
@@ -32,17 +35,23 @@ class Usages(base.Resource):
         base.require_version(req, mv.USAGES)
         base.check_accept(req)
         # The policy target is the project asked about, before validation.
-        self.authorize(req, "placement:usages",
-                       {"project_id": base.query_dict(req).get("project_id")})
+        self.authorize(
+            req, "placement:usages", {"project_id": base.query_dict(req).get("project_id")}
+        )
         by_type = base.version(req) >= mv.CONSUMER_TYPES
-        params = base.validate_query(req, schema.USAGES_QUERY_1_38 if by_type
-                                     else schema.USAGES_QUERY)
+        params = base.validate_query(
+            req, schema.USAGES_QUERY_1_38 if by_type else schema.USAGES_QUERY
+        )
         if by_type:
             usages = usage_obj.project_usages_by_type(
-                self.deps.engine, params["project_id"], params.get("user_id"),
-                params.get("consumer_type"))
+                self.deps.engine,
+                params["project_id"],
+                params.get("user_id"),
+                params.get("consumer_type"),
+            )
         else:
-            usages = usage_obj.project_usages(self.deps.engine, params["project_id"],
-                                              params.get("user_id"))
+            usages = usage_obj.project_usages(
+                self.deps.engine, params["project_id"], params.get("user_id")
+            )
         base.send_json(resp, {"usages": usages})
         base.set_cache_headers(req, resp, base.utcnow())

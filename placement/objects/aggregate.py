@@ -23,10 +23,14 @@ _RPA = tables.resource_provider_aggregates
 
 def get_aggregates(conn: Connection, provider_id: int) -> list[str]:
     """Uuids of the provider's aggregates."""
-    return list(conn.execute(
-        select(_AGG.c.uuid).join(_RPA, _RPA.c.aggregate_id == _AGG.c.id)
-        .where(_RPA.c.resource_provider_id == provider_id)
-        .order_by(_AGG.c.id)).scalars())
+    return list(
+        conn.execute(
+            select(_AGG.c.uuid)
+            .join(_RPA, _RPA.c.aggregate_id == _AGG.c.id)
+            .where(_RPA.c.resource_provider_id == provider_id)
+            .order_by(_AGG.c.id)
+        ).scalars()
+    )
 
 
 def list_for_provider(engine: Engine, provider: rp_obj.Provider) -> list[str]:
@@ -34,8 +38,9 @@ def list_for_provider(engine: Engine, provider: rp_obj.Provider) -> list[str]:
         return get_aggregates(conn, provider.id)
 
 
-def set_aggregates(engine: Engine, provider: rp_obj.Provider, uuids: Sequence[str], *,
-                   increment_generation: bool) -> int:
+def set_aggregates(
+    engine: Engine, provider: rp_obj.Provider, uuids: Sequence[str], *, increment_generation: bool
+) -> int:
     """Make ``uuids`` the provider's whole aggregate set; returns its generation.
 
     With ``increment_generation`` (microversion 1.19 on) the generation read
@@ -50,15 +55,27 @@ def set_aggregates(engine: Engine, provider: rp_obj.Provider, uuids: Sequence[st
         generation = provider.generation
         if increment_generation:
             generation = rp_obj.increment_generation(conn, provider.id, provider.generation)
-        current = set(conn.execute(select(_RPA.c.aggregate_id)
-                                   .where(_RPA.c.resource_provider_id == provider.id)).scalars())
+        current = set(
+            conn.execute(
+                select(_RPA.c.aggregate_id).where(_RPA.c.resource_provider_id == provider.id)
+            ).scalars()
+        )
         wanted = set(ids.values())
         if current - wanted:
-            conn.execute(delete(_RPA).where(_RPA.c.resource_provider_id == provider.id,
-                                            _RPA.c.aggregate_id.in_(current - wanted)))
+            conn.execute(
+                delete(_RPA).where(
+                    _RPA.c.resource_provider_id == provider.id,
+                    _RPA.c.aggregate_id.in_(current - wanted),
+                )
+            )
         if wanted - current:
-            conn.execute(insert(_RPA), [{"resource_provider_id": provider.id, "aggregate_id": i}
-                                        for i in sorted(wanted - current)])
+            conn.execute(
+                insert(_RPA),
+                [
+                    {"resource_provider_id": provider.id, "aggregate_id": i}
+                    for i in sorted(wanted - current)
+                ],
+            )
         return generation
 
     try:
@@ -78,8 +95,10 @@ def _ensure_aggregates(engine: Engine, uuids: Sequence[str]) -> dict[str, int]:
     wanted = list(dict.fromkeys(uuids))
     for _attempt in range(10):
         with db.reader(engine) as conn:
-            found = {uuid: conn.execute(select(_AGG.c.id).where(_AGG.c.uuid == uuid)).scalar()
-                     for uuid in wanted}
+            found = {
+                uuid: conn.execute(select(_AGG.c.id).where(_AGG.c.uuid == uuid)).scalar()
+                for uuid in wanted
+            }
         missing = [uuid for uuid, agg_id in found.items() if agg_id is None]
         if not missing:
             return found
@@ -88,5 +107,6 @@ def _ensure_aggregates(engine: Engine, uuids: Sequence[str]) -> dict[str, int]:
                 conn.execute(insert(_AGG), [{"uuid": uuid} for uuid in missing])
         except sqlalchemy.exc.IntegrityError:
             continue
-    raise errors.Conflict("Update conflict: aggregates kept being created concurrently",
-                          code=errors.CONCURRENT_UPDATE)
+    raise errors.Conflict(
+        "Update conflict: aggregates kept being created concurrently", code=errors.CONCURRENT_UPDATE
+    )

@@ -105,6 +105,7 @@ class _Item:
 
 # --- reading ------------------------------------------------------------------
 
+
 @dataclass
 class ProviderShare:
     """What one consumer holds on one provider, and that provider's generation."""
@@ -147,18 +148,28 @@ def get_for_consumer(engine: Engine, consumer_uuid: str) -> ConsumerAllocations 
     rp, c, rc = tables.resource_providers, tables.consumers, tables.resource_classes
     p, u, ct = tables.projects, tables.users, tables.consumer_types
     query = (
-        select(rp.c.uuid, rp.c.generation, rc.c.name.label("class_name"), _ALLOC.c.used,
-               _ALLOC.c.created_at, c.c.generation.label("consumer_generation"),
-               p.c.external_id.label("project"), u.c.external_id.label("user"),
-               ct.c.name.label("consumer_type"))
-        .select_from(_ALLOC.join(rp, rp.c.id == _ALLOC.c.resource_provider_id)
-                     .join(c, c.c.uuid == _ALLOC.c.consumer_id)
-                     .join(p, p.c.id == c.c.project_id)
-                     .join(u, u.c.id == c.c.user_id)
-                     .join(rc, rc.c.id == _ALLOC.c.resource_class_id)
-                     .outerjoin(ct, ct.c.id == c.c.consumer_type_id))
+        select(
+            rp.c.uuid,
+            rp.c.generation,
+            rc.c.name.label("class_name"),
+            _ALLOC.c.used,
+            _ALLOC.c.created_at,
+            c.c.generation.label("consumer_generation"),
+            p.c.external_id.label("project"),
+            u.c.external_id.label("user"),
+            ct.c.name.label("consumer_type"),
+        )
+        .select_from(
+            _ALLOC.join(rp, rp.c.id == _ALLOC.c.resource_provider_id)
+            .join(c, c.c.uuid == _ALLOC.c.consumer_id)
+            .join(p, p.c.id == c.c.project_id)
+            .join(u, u.c.id == c.c.user_id)
+            .join(rc, rc.c.id == _ALLOC.c.resource_class_id)
+            .outerjoin(ct, ct.c.id == c.c.consumer_type_id)
+        )
         .where(_ALLOC.c.consumer_id == consumer_uuid)
-        .order_by(_ALLOC.c.id))
+        .order_by(_ALLOC.c.id)
+    )
     with db.reader(engine) as conn:
         rows = conn.execute(query).all()
     if not rows:
@@ -169,10 +180,13 @@ def get_for_consumer(engine: Engine, consumer_uuid: str) -> ConsumerAllocations 
         share.resources[row.class_name] = row.used
     first = rows[0]
     return ConsumerAllocations(
-        providers=providers, project_id=first.project, user_id=first.user,
+        providers=providers,
+        project_id=first.project,
+        user_id=first.user,
         generation=first.consumer_generation,
         consumer_type=first.consumer_type or consumer_obj.UNKNOWN_TYPE,
-        last_modified=_newest(row.created_at for row in rows))
+        last_modified=_newest(row.created_at for row in rows),
+    )
 
 
 def get_for_provider(engine: Engine, provider_uuid: str) -> ProviderAllocations | None:
@@ -183,18 +197,28 @@ def get_for_provider(engine: Engine, provider_uuid: str) -> ProviderAllocations 
         if provider is None:
             return None
         rows = conn.execute(
-            select(_ALLOC.c.consumer_id, c.c.generation, rc.c.name.label("class_name"),
-                   _ALLOC.c.used, _ALLOC.c.created_at)
-            .select_from(_ALLOC.join(c, c.c.uuid == _ALLOC.c.consumer_id)
-                         .join(rc, rc.c.id == _ALLOC.c.resource_class_id))
+            select(
+                _ALLOC.c.consumer_id,
+                c.c.generation,
+                rc.c.name.label("class_name"),
+                _ALLOC.c.used,
+                _ALLOC.c.created_at,
+            )
+            .select_from(
+                _ALLOC.join(c, c.c.uuid == _ALLOC.c.consumer_id).join(
+                    rc, rc.c.id == _ALLOC.c.resource_class_id
+                )
+            )
             .where(_ALLOC.c.resource_provider_id == provider.id)
-            .order_by(_ALLOC.c.id)).all()
+            .order_by(_ALLOC.c.id)
+        ).all()
     consumers: dict[str, ConsumerShare] = {}
     for row in rows:
         share = consumers.setdefault(row.consumer_id, ConsumerShare(row.generation))
         share.resources[row.class_name] = row.used
-    return ProviderAllocations(provider.generation, consumers,
-                               _newest(row.created_at for row in rows))
+    return ProviderAllocations(
+        provider.generation, consumers, _newest(row.created_at for row in rows)
+    )
 
 
 def _newest(stamps: Iterable[datetime.datetime | None]) -> datetime.datetime | None:
@@ -203,6 +227,7 @@ def _newest(stamps: Iterable[datetime.datetime | None]) -> datetime.datetime | N
 
 
 # --- deleting -------------------------------------------------------------------
+
 
 def delete_for_consumer(engine: Engine, consumer_uuid: str) -> None:
     """Remove everything ``consumer_uuid`` holds and the consumer itself.
@@ -213,9 +238,12 @@ def delete_for_consumer(engine: Engine, consumer_uuid: str) -> None:
     c = tables.consumers
 
     def run(conn: Connection) -> None:
-        held = conn.execute(select(_ALLOC.c.id)
-                            .join(c, c.c.uuid == _ALLOC.c.consumer_id)
-                            .where(_ALLOC.c.consumer_id == consumer_uuid).limit(1)).first()
+        held = conn.execute(
+            select(_ALLOC.c.id)
+            .join(c, c.c.uuid == _ALLOC.c.consumer_id)
+            .where(_ALLOC.c.consumer_id == consumer_uuid)
+            .limit(1)
+        ).first()
         if held is None:
             raise errors.NotFound(f"No allocations for consumer '{consumer_uuid}'")
         conn.execute(delete(_ALLOC).where(_ALLOC.c.consumer_id == consumer_uuid))
@@ -226,6 +254,7 @@ def delete_for_consumer(engine: Engine, consumer_uuid: str) -> None:
 
 # --- writing --------------------------------------------------------------------
 
+
 def resolve_owners(engine: Engine, writes: Iterable[ConsumerWrite]) -> dict[str, Owner]:
     """Project, user and type ids for each write, creating missing rows.
 
@@ -234,8 +263,9 @@ def resolve_owners(engine: Engine, writes: Iterable[ConsumerWrite]) -> dict[str,
     """
     owners = {}
     for wanted in writes:
-        owners[wanted.uuid] = Owner(*consumer_obj.owner_ids(
-            engine, wanted.project_id, wanted.user_id, wanted.consumer_type))
+        owners[wanted.uuid] = Owner(
+            *consumer_obj.owner_ids(engine, wanted.project_id, wanted.user_id, wanted.consumer_type)
+        )
     return owners
 
 
@@ -245,8 +275,7 @@ def replace(engine: Engine, writes: list[ConsumerWrite], *, attempts: int) -> No
     retry_on_conflict(engine, lambda conn: write(conn, writes, owners), attempts=attempts)
 
 
-def retry_on_conflict(engine: Engine, attempt: Callable[[Connection], T], *,
-                      attempts: int) -> T:
+def retry_on_conflict(engine: Engine, attempt: Callable[[Connection], T], *, attempts: int) -> T:
     """Run ``attempt`` in a fresh writer transaction until no provider moved.
 
     A lost provider compare-and-swap (or a consumer created concurrently)
@@ -256,8 +285,7 @@ def retry_on_conflict(engine: Engine, attempt: Callable[[Connection], T], *,
         try:
             return db.run_in_transaction(engine, attempt, write=True)
         except (rp_obj.GenerationConflict, _ConsumerCreateRace):
-            LOG.debug("Allocation write lost a race (attempt %d of %d), retrying",
-                      number, attempts)
+            LOG.debug("Allocation write lost a race (attempt %d of %d), retrying", number, attempts)
     LOG.warning("Exceeded retry limit of %d on allocations write", attempts)
     raise consumer_obj.ConcurrentUpdate(rp_obj.CONCURRENT_UPDATE_MESSAGE)
 
@@ -272,9 +300,13 @@ def write(conn: Connection, writes: list[ConsumerWrite], owners: dict[str, Owner
     apply(conn, writes, owners, consumers, named_providers(conn, writes))
 
 
-def apply(conn: Connection, writes: list[ConsumerWrite], owners: dict[str, Owner],
-          consumers: list[consumer_obj.Consumer],
-          providers: Mapping[str, LockedProvider | rp_obj.Provider]) -> dict[str, int]:
+def apply(
+    conn: Connection,
+    writes: list[ConsumerWrite],
+    owners: dict[str, Owner],
+    consumers: list[consumer_obj.Consumer],
+    providers: Mapping[str, LockedProvider | rp_obj.Provider],
+) -> dict[str, int]:
     """Check and write the allocations, then claim consumers and providers.
 
     ``providers`` holds at least the providers the writes name, with the
@@ -291,17 +323,30 @@ def apply(conn: Connection, writes: list[ConsumerWrite], owners: dict[str, Owner
 
     conn.execute(delete(_ALLOC).where(_ALLOC.c.consumer_id.in_([w.uuid for w in writes])))
     now = tables.utcnow()
-    rows = [{"resource_provider_id": i.provider_id, "resource_class_id": i.class_id,
-             "consumer_id": i.consumer, "used": i.amount, "created_at": now}
-            for i in items if i.amount]
+    rows = [
+        {
+            "resource_provider_id": i.provider_id,
+            "resource_class_id": i.class_id,
+            "consumer_id": i.consumer,
+            "used": i.amount,
+            "created_at": now,
+        }
+        for i in items
+        if i.amount
+    ]
     if rows:
         conn.execute(insert(_ALLOC), rows)
 
     visited = {i.consumer for i in items}
     for consumer in consumers:
         owner = owners[consumer.uuid]
-        consumer_obj.set_owner(conn, consumer, project_id=owner.project_id,
-                               user_id=owner.user_id, consumer_type_id=owner.consumer_type_id)
+        consumer_obj.set_owner(
+            conn,
+            consumer,
+            project_id=owner.project_id,
+            user_id=owner.user_id,
+            consumer_type_id=owner.consumer_type_id,
+        )
         # Only consumers that had something to write or remove are bumped
         # (as upstream); the others are deleted just below. One this write
         # created already stands at its bumped generation.
@@ -312,12 +357,15 @@ def apply(conn: Connection, writes: list[ConsumerWrite], owners: dict[str, Owner
     consumer_obj.delete_if_unused(conn, {w.uuid for w in writes if not w.allocations})
 
     bumped = {i.provider_id for i in items}
-    return {provider.uuid: rp_obj.increment_generation(conn, provider.id, provider.generation)
-            for provider in sorted((touched[i] for i in bumped), key=lambda p: p.id)}
+    return {
+        provider.uuid: rp_obj.increment_generation(conn, provider.id, provider.generation)
+        for provider in sorted((touched[i] for i in bumped), key=lambda p: p.id)
+    }
 
 
-def prepare_consumers(conn: Connection, writes: list[ConsumerWrite],
-                      owners: dict[str, Owner]) -> list[consumer_obj.Consumer]:
+def prepare_consumers(
+    conn: Connection, writes: list[ConsumerWrite], owners: dict[str, Owner]
+) -> list[consumer_obj.Consumer]:
     """Check the expected generations, then create the consumers that are new."""
     existing = consumer_obj.get_by_uuids(conn, [w.uuid for w in writes])
     for wanted in writes:
@@ -336,10 +384,14 @@ def prepare_consumers(conn: Connection, writes: list[ConsumerWrite],
             # One that gets allocations would be claimed (0 → 1) by apply().
             claimed = any(wanted.allocations.values())
             try:
-                found = consumer_obj.create(conn, wanted.uuid, project_id=owner.project_id,
-                                            user_id=owner.user_id,
-                                            consumer_type_id=owner.consumer_type_id,
-                                            generation=1 if claimed else 0)
+                found = consumer_obj.create(
+                    conn,
+                    wanted.uuid,
+                    project_id=owner.project_id,
+                    user_id=owner.user_id,
+                    consumer_type_id=owner.consumer_type_id,
+                    generation=1 if claimed else 0,
+                )
             except sqlalchemy.exc.IntegrityError:
                 raise _ConsumerCreateRace() from None
         consumers.append(found)
@@ -347,8 +399,10 @@ def prepare_consumers(conn: Connection, writes: list[ConsumerWrite],
 
 
 def consumer_generation_conflict(expected: object, given: object) -> errors.Conflict:
-    return errors.Conflict(f"consumer generation conflict - expected {expected} but got {given}",
-                           code=errors.CONCURRENT_UPDATE)
+    return errors.Conflict(
+        f"consumer generation conflict - expected {expected} but got {given}",
+        code=errors.CONCURRENT_UPDATE,
+    )
 
 
 class LockedProvider(NamedTuple):
@@ -359,17 +413,22 @@ class LockedProvider(NamedTuple):
     generation: int
 
 
-def lock_providers(conn: Connection,
-                   which: sqlalchemy.ColumnElement[bool]) -> list[LockedProvider]:
+def lock_providers(conn: Connection, which: sqlalchemy.ColumnElement[bool]) -> list[LockedProvider]:
     """Row-lock the providers matching ``which``, in id order, until commit.
 
     Concurrent writers of the same provider then queue here instead of all
     doing the work and all but one losing the final compare-and-swap.
     SQLite has no row locks and needs none: its writers are serialized.
     """
-    return [LockedProvider(*row) for row in conn.execute(
-        select(_RP.c.id, _RP.c.uuid, _RP.c.generation).where(which)
-        .order_by(_RP.c.id).with_for_update())]
+    return [
+        LockedProvider(*row)
+        for row in conn.execute(
+            select(_RP.c.id, _RP.c.uuid, _RP.c.generation)
+            .where(which)
+            .order_by(_RP.c.id)
+            .with_for_update()
+        )
+    ]
 
 
 def named_providers(conn: Connection, writes: list[ConsumerWrite]) -> dict[str, LockedProvider]:
@@ -380,26 +439,32 @@ def named_providers(conn: Connection, writes: list[ConsumerWrite]) -> dict[str, 
     for uuid in wanted:
         if uuid not in found:
             raise errors.BadRequest(
-                f"Allocation for resource provider '{uuid}' that does not exist.")
+                f"Allocation for resource provider '{uuid}' that does not exist."
+            )
     return found
 
 
-def _items(conn: Connection, writes: list[ConsumerWrite],
-           providers: Mapping[str, LockedProvider | rp_obj.Provider]
-           ) -> tuple[list[_Item], set[int]]:
+def _items(
+    conn: Connection,
+    writes: list[ConsumerWrite],
+    providers: Mapping[str, LockedProvider | rp_obj.Provider],
+) -> tuple[list[_Item], set[int]]:
     """The write as items, in request order, plus removals for emptied consumers.
 
     Returns the items and the ids of providers that only appear because an
     emptied consumer held something there.
     """
-    class_ids = resource_class_ids(conn, [rc for w in writes for share in w.allocations.values()
-                                  for rc in share])
+    class_ids = resource_class_ids(
+        conn, [rc for w in writes for share in w.allocations.values() for rc in share]
+    )
     items = []
     for wanted in writes:
         for uuid, resources in wanted.allocations.items():
             provider = providers[uuid]
-            items.extend(_Item(wanted.uuid, provider.id, uuid, class_ids[rc], rc, amount)
-                         for rc, amount in resources.items())
+            items.extend(
+                _Item(wanted.uuid, provider.id, uuid, class_ids[rc], rc, amount)
+                for rc, amount in resources.items()
+            )
     emptied = [w.uuid for w in writes if not w.allocations]
     removed_from: set[int] = set()
     if emptied:
@@ -408,7 +473,9 @@ def _items(conn: Connection, writes: list[ConsumerWrite],
             select(_ALLOC.c.consumer_id, rps.c.id, rps.c.uuid, classes.c.id, classes.c.name)
             .join(rps, rps.c.id == _ALLOC.c.resource_provider_id)
             .join(classes, classes.c.id == _ALLOC.c.resource_class_id)
-            .where(_ALLOC.c.consumer_id.in_(emptied)).order_by(_ALLOC.c.id))
+            .where(_ALLOC.c.consumer_id.in_(emptied))
+            .order_by(_ALLOC.c.id)
+        )
         for consumer, provider_id, provider_uuid, class_id, class_name in held:
             items.append(_Item(consumer, provider_id, provider_uuid, class_id, class_name, 0))
             if provider_uuid not in providers:
@@ -439,12 +506,14 @@ def _check(conn: Connection, items: list[_Item], consumers: set[str]) -> None:
     usage = _usage(conn, provider_ids, class_ids, consumers)
 
     with_inventory = {provider for provider, _ in inventory}
-    missing = list(dict.fromkeys(i.provider_uuid for i in items
-                                 if i.provider_id not in with_inventory))
+    missing = list(
+        dict.fromkeys(i.provider_uuid for i in items if i.provider_id not in with_inventory)
+    )
     if missing:
         classes = ", ".join(class_names[c] for c in class_ids)
         raise InvalidAllocation(
-            f"Inventory for '{classes}' on resource provider '{', '.join(missing)}' invalid.")
+            f"Inventory for '{classes}' on resource provider '{', '.join(missing)}' invalid."
+        )
 
     requested: dict[tuple[int, int], int] = collections.defaultdict(int)
     for item in items:
@@ -454,10 +523,11 @@ def _check(conn: Connection, items: list[_Item], consumers: set[str]) -> None:
             continue
         inv = inventory.get(key)
         if inv is None:
-            raise InvalidAllocation(f"Inventory for '{item.class_name}' on resource provider "
-                                    f"'{item.provider_uuid}' invalid.")
-        if (item.amount < inv.min_unit or item.amount > inv.max_unit
-                or item.amount % inv.step_size):
+            raise InvalidAllocation(
+                f"Inventory for '{item.class_name}' on resource provider "
+                f"'{item.provider_uuid}' invalid."
+            )
+        if item.amount < inv.min_unit or item.amount > inv.max_unit or item.amount % inv.step_size:
             raise InvalidAllocation(_refusal(item, "would violate inventory constraints"))
         before, ours = usage.get(key, (None, 0))
         used = (before or 0) - ours
@@ -465,38 +535,61 @@ def _check(conn: Connection, items: list[_Item], consumers: set[str]) -> None:
         if capacity < used + item.amount or capacity < used + requested[key]:
             # Over capacity is fine only if it is no worse than before.
             if before is None or used + requested[key] > before:
-                LOG.warning("Over capacity for %s on resource provider %s. Needed: %s, "
-                            "Used: %s, Capacity: %s", item.class_name, item.provider_uuid,
-                            item.amount, used, capacity)
+                LOG.warning(
+                    "Over capacity for %s on resource provider %s. Needed: %s, "
+                    "Used: %s, Capacity: %s",
+                    item.class_name,
+                    item.provider_uuid,
+                    item.amount,
+                    used,
+                    capacity,
+                )
                 raise InvalidAllocation(_refusal(item, "would exceed the capacity"))
 
 
 def _refusal(item: _Item, reason: str) -> str:
-    return (f"Unable to create allocation for '{item.class_name}' on resource provider "
-            f"'{item.provider_uuid}'. The requested amount {reason}.")
+    return (
+        f"Unable to create allocation for '{item.class_name}' on resource provider "
+        f"'{item.provider_uuid}'. The requested amount {reason}."
+    )
 
 
-def _inventories(conn: Connection, provider_ids: set[int],
-                 class_ids: set[int]) -> dict[tuple[int, int], sqlalchemy.Row]:
+def _inventories(
+    conn: Connection, provider_ids: set[int], class_ids: set[int]
+) -> dict[tuple[int, int], sqlalchemy.Row]:
     inv = tables.inventories
     rows = conn.execute(
-        select(inv.c.resource_provider_id, inv.c.resource_class_id, inv.c.total,
-               inv.c.reserved, inv.c.min_unit, inv.c.max_unit, inv.c.step_size,
-               inv.c.allocation_ratio)
-        .where(inv.c.resource_provider_id.in_(provider_ids),
-               inv.c.resource_class_id.in_(class_ids)))
+        select(
+            inv.c.resource_provider_id,
+            inv.c.resource_class_id,
+            inv.c.total,
+            inv.c.reserved,
+            inv.c.min_unit,
+            inv.c.max_unit,
+            inv.c.step_size,
+            inv.c.allocation_ratio,
+        ).where(
+            inv.c.resource_provider_id.in_(provider_ids), inv.c.resource_class_id.in_(class_ids)
+        )
+    )
     return {(row.resource_provider_id, row.resource_class_id): row for row in rows}
 
 
-def _usage(conn: Connection, provider_ids: set[int], class_ids: set[int],
-           consumers: set[str]) -> dict[tuple[int, int], tuple[int, int]]:
+def _usage(
+    conn: Connection, provider_ids: set[int], class_ids: set[int], consumers: set[str]
+) -> dict[tuple[int, int], tuple[int, int]]:
     """(provider, class) → (used now by everyone, used by ``consumers``)."""
     ours = func.sum(case((_ALLOC.c.consumer_id.in_(consumers), _ALLOC.c.used), else_=0))
     rows = conn.execute(
-        select(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id,
-               func.sum(_ALLOC.c.used), ours)
-        .where(_ALLOC.c.resource_provider_id.in_(provider_ids),
-               _ALLOC.c.resource_class_id.in_(class_ids))
-        .group_by(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id))
-    return {(provider, class_id): (int(total), int(own or 0))
-            for provider, class_id, total, own in rows}
+        select(
+            _ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id, func.sum(_ALLOC.c.used), ours
+        )
+        .where(
+            _ALLOC.c.resource_provider_id.in_(provider_ids),
+            _ALLOC.c.resource_class_id.in_(class_ids),
+        )
+        .group_by(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id)
+    )
+    return {
+        (provider, class_id): (int(total), int(own or 0)) for provider, class_id, total, own in rows
+    }

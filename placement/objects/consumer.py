@@ -57,30 +57,37 @@ class Consumer:
 
 # --- projects, users, consumer types ----------------------------------------
 
+
 def _id_of(table: Table, column: str, param: str) -> sqlalchemy.ScalarSelect:
     return select(table.c.id).where(table.c[column] == bindparam(param)).scalar_subquery()
 
 
 #: The three ids in one read (the usual case: all of them exist already).
 #: The column's collation decides what "the same name" is, as upstream.
-_OWNER_IDS = select(_id_of(tables.projects, "external_id", "project"),
-                    _id_of(tables.users, "external_id", "user"),
-                    _id_of(tables.consumer_types, "name", "type"))
+_OWNER_IDS = select(
+    _id_of(tables.projects, "external_id", "project"),
+    _id_of(tables.users, "external_id", "user"),
+    _id_of(tables.consumer_types, "name", "type"),
+)
 
 
-def owner_ids(engine: Engine, project: str, user: str,
-              consumer_type: str | None = None) -> tuple[int, int, int | None]:
+def owner_ids(
+    engine: Engine, project: str, user: str, consumer_type: str | None = None
+) -> tuple[int, int, int | None]:
     """Internal ids of a project, a user and (if named) a consumer type,
     each created on first use."""
     with reader(engine) as conn:
-        found = conn.execute(_OWNER_IDS, {"project": project, "user": user,
-                                          "type": consumer_type}).one()
+        found = conn.execute(
+            _OWNER_IDS, {"project": project, "user": user, "type": consumer_type}
+        ).one()
     wanted = [(tables.projects, "external_id", project), (tables.users, "external_id", user)]
     if consumer_type is not None:
         wanted.append((tables.consumer_types, "name", consumer_type))
     # ``found`` has a third (unused) column when no type is named.
-    ids = [found_id if found_id is not None else _create_id(engine, *row)
-           for found_id, row in zip(found, wanted, strict=False)]
+    ids = [
+        found_id if found_id is not None else _create_id(engine, *row)
+        for found_id, row in zip(found, wanted, strict=False)
+    ]
     return ids[0], ids[1], ids[2] if consumer_type is not None else None
 
 
@@ -92,8 +99,9 @@ def _create_id(engine: Engine, table: Table, column: str, value: str) -> int:
         with writer(engine) as conn:
             found = conn.execute(query).scalar()
             if found is None:
-                found = conn.execute(insert(table).values(
-                    {column: value, "created_at": tables.utcnow()})).inserted_primary_key[0]
+                found = conn.execute(
+                    insert(table).values({column: value, "created_at": tables.utcnow()})
+                ).inserted_primary_key[0]
             return found
     except sqlalchemy.exc.IntegrityError:
         # Someone else created it between our look and our insert.
@@ -106,19 +114,30 @@ def _create_id(engine: Engine, table: Table, column: str, value: str) -> int:
 
 # --- consumer rows, inside the caller's transaction ----------------------------
 
+
 def get_by_uuids(conn: Connection, uuids: Iterable[str]) -> dict[str, Consumer]:
     """The consumers among ``uuids`` that exist, keyed by uuid."""
     wanted = list(set(uuids))
     if not wanted:
         return {}
     c = _CONSUMERS
-    rows = conn.execute(select(c.c.id, c.c.uuid, c.c.project_id, c.c.user_id, c.c.generation,
-                               c.c.consumer_type_id).where(c.c.uuid.in_(wanted)))
+    rows = conn.execute(
+        select(
+            c.c.id, c.c.uuid, c.c.project_id, c.c.user_id, c.c.generation, c.c.consumer_type_id
+        ).where(c.c.uuid.in_(wanted))
+    )
     return {row.uuid: Consumer(**row._mapping) for row in rows}
 
 
-def create(conn: Connection, uuid: str, *, project_id: int, user_id: int,
-           consumer_type_id: int | None, generation: int = 0) -> Consumer:
+def create(
+    conn: Connection,
+    uuid: str,
+    *,
+    project_id: int,
+    user_id: int,
+    consumer_type_id: int | None,
+    generation: int = 0,
+) -> Consumer:
     """Insert a consumer (fresh: no other transaction can see it yet, so it
     may start at the generation the write will leave it with).
 
@@ -126,14 +145,27 @@ def create(conn: Connection, uuid: str, *, project_id: int, user_id: int,
     ``sqlalchemy.exc.IntegrityError`` (at insert or at commit); the caller
     runs its transaction again and then finds the row.
     """
-    new_id = conn.execute(insert(_CONSUMERS).values(
-        uuid=uuid, project_id=project_id, user_id=user_id, generation=generation,
-        consumer_type_id=consumer_type_id, created_at=tables.utcnow())).inserted_primary_key[0]
+    new_id = conn.execute(
+        insert(_CONSUMERS).values(
+            uuid=uuid,
+            project_id=project_id,
+            user_id=user_id,
+            generation=generation,
+            consumer_type_id=consumer_type_id,
+            created_at=tables.utcnow(),
+        )
+    ).inserted_primary_key[0]
     return Consumer(new_id, uuid, project_id, user_id, generation, consumer_type_id, fresh=True)
 
 
-def set_owner(conn: Connection, consumer: Consumer, *, project_id: int, user_id: int,
-              consumer_type_id: int | None) -> None:
+def set_owner(
+    conn: Connection,
+    consumer: Consumer,
+    *,
+    project_id: int,
+    user_id: int,
+    consumer_type_id: int | None,
+) -> None:
     """Record new project/user/type without touching the generation.
 
     ``consumer_type_id`` None keeps the current type. Guarded by the
@@ -145,18 +177,20 @@ def set_owner(conn: Connection, consumer: Consumer, *, project_id: int, user_id:
     if consumer_type_id is not None and consumer_type_id != consumer.consumer_type_id:
         values["consumer_type_id"] = consumer_type_id
     if values:
-        conn.execute(update(_CONSUMERS)
-                     .where(_CONSUMERS.c.id == consumer.id,
-                            _CONSUMERS.c.generation == consumer.generation)
-                     .values(updated_at=tables.utcnow(), **values))
+        conn.execute(
+            update(_CONSUMERS)
+            .where(_CONSUMERS.c.id == consumer.id, _CONSUMERS.c.generation == consumer.generation)
+            .values(updated_at=tables.utcnow(), **values)
+        )
 
 
 def claim(conn: Connection, consumer: Consumer) -> None:
     """Compare-and-swap the consumer's generation to +1, or 409 concurrent_update."""
-    result = conn.execute(update(_CONSUMERS)
-                          .where(_CONSUMERS.c.id == consumer.id,
-                                 _CONSUMERS.c.generation == consumer.generation)
-                          .values(generation=consumer.generation + 1))
+    result = conn.execute(
+        update(_CONSUMERS)
+        .where(_CONSUMERS.c.id == consumer.id, _CONSUMERS.c.generation == consumer.generation)
+        .values(generation=consumer.generation + 1)
+    )
     if result.rowcount != 1:
         raise ConcurrentUpdate()
 
@@ -167,6 +201,8 @@ def delete_if_unused(conn: Connection, uuids: Iterable[str]) -> None:
     if not wanted:
         return
     alloc = tables.allocations
-    conn.execute(delete(_CONSUMERS).where(
-        _CONSUMERS.c.uuid.in_(wanted),
-        ~exists().where(alloc.c.consumer_id == _CONSUMERS.c.uuid)))
+    conn.execute(
+        delete(_CONSUMERS).where(
+            _CONSUMERS.c.uuid.in_(wanted), ~exists().where(alloc.c.consumer_id == _CONSUMERS.c.uuid)
+        )
+    )

@@ -19,8 +19,10 @@ from oslo_utils import uuidutils
 from placement import errors
 from placement import microversion as mv
 
-_BAD_RESOURCES = ("Badly formed resources parameter. Expected resources query string parameter "
-                  "in form: ?resources=VCPU:2,MEMORY_MB:1024. Got: {got}.")
+_BAD_RESOURCES = (
+    "Badly formed resources parameter. Expected resources query string parameter "
+    "in form: ?resources=VCPU:2,MEMORY_MB:1024. Got: {got}."
+)
 _QUERY_PREFIX = "Invalid query string parameters: "
 
 
@@ -55,11 +57,13 @@ def parse_resources(value: str) -> dict[str, int]:
         try:
             amount = int(raw_amount)
         except ValueError:
-            raise errors.BadRequest(f"Requested resource {name} expected positive integer "
-                                    f"amount. Got: {raw_amount}.") from None
+            raise errors.BadRequest(
+                f"Requested resource {name} expected positive integer amount. Got: {raw_amount}."
+            ) from None
         if amount < 1:
-            raise errors.BadRequest(f"Requested resource {name} requires amount >= 1. "
-                                    f"Got: {amount}.")
+            raise errors.BadRequest(
+                f"Requested resource {name} requires amount >= 1. Got: {amount}."
+            )
         amounts[name] = amount
     return amounts
 
@@ -83,38 +87,47 @@ def parse_required(values: Sequence[str], version: mv.Version) -> TraitFilter:
     return TraitFilter(tuple(required), frozenset(forbidden))
 
 
-def _parse_traits(value: str, allow_forbidden: bool,
-                  allow_any_of: bool) -> tuple[list[frozenset[str]], set[str]]:
+def _parse_traits(
+    value: str, allow_forbidden: bool, allow_any_of: bool
+) -> tuple[list[frozenset[str]], set[str]]:
     if value.startswith("in:"):
         if not allow_any_of:
             raise errors.BadRequest(
                 f"{_QUERY_PREFIX}The format 'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' only supported "
-                f"since microversion 1.39. Got: {value}")
+                f"since microversion 1.39. Got: {value}"
+            )
         any_of = {name.strip() for name in value[3:].split(",")}
         if not all(any_of):
             raise errors.BadRequest(
                 f"{_QUERY_PREFIX}Expected 'required' parameter value of the form: "
-                f"in:HW_CPU_X86_VMX,CUSTOM_MAGIC. Got an empty trait in: {value}")
+                f"in:HW_CPU_X86_VMX,CUSTOM_MAGIC. Got an empty trait in: {value}"
+            )
         if any(name.startswith("!") for name in any_of):
             raise errors.BadRequest(
                 f"{_QUERY_PREFIX}The format 'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' does not support "
-                f"forbidden traits. Got: {value}")
+                f"forbidden traits. Got: {value}"
+            )
         return [frozenset(any_of)], set()
     names = [name.strip() for name in value.split(",")]
     # Every leading "!" goes: "!!T" means "!T", as upstream parses it.
     forbidden = {name.lstrip("!") for name in names if name.startswith("!")}
     if not all(names) or not all(forbidden):
         form = "HW_CPU_X86_VMX,!CUSTOM_MAGIC" if allow_forbidden else "HW_CPU_X86_VMX,CUSTOM_MAGIC"
-        raise errors.BadRequest(f"{_QUERY_PREFIX}Expected 'required' parameter value of the "
-                                f"form: {form}. Got an empty trait in: {value}")
+        raise errors.BadRequest(
+            f"{_QUERY_PREFIX}Expected 'required' parameter value of the "
+            f"form: {form}. Got an empty trait in: {value}"
+        )
     if forbidden and not allow_forbidden:
-        raise errors.BadRequest(f"{_QUERY_PREFIX}Expected 'required' parameter value of the "
-                                f"form: HW_CPU_X86_VMX,CUSTOM_MAGIC. Got: {value}")
+        raise errors.BadRequest(
+            f"{_QUERY_PREFIX}Expected 'required' parameter value of the "
+            f"form: HW_CPU_X86_VMX,CUSTOM_MAGIC. Got: {value}"
+        )
     return [frozenset([name]) for name in names if not name.startswith("!")], forbidden
 
 
-def parse_member_of(values: Sequence[str], version: mv.Version,
-                    suffix: str = "") -> AggregateFilter:
+def parse_member_of(
+    values: Sequence[str], version: mv.Version, suffix: str = ""
+) -> AggregateFilter:
     """All values of one ``member_of<S>`` key, in request order.
 
     Repeating the key needs 1.24, ``!`` needs 1.32.
@@ -129,17 +142,21 @@ def parse_member_of(values: Sequence[str], version: mv.Version,
             member_of.append(wanted)
         if unwanted:
             if version < mv.FORBIDDEN_AGGREGATES:
-                raise errors.BadRequest(f"Forbidden member_of{suffix} parameters are not "
-                                        "supported in the specified microversion")
+                raise errors.BadRequest(
+                    f"Forbidden member_of{suffix} parameters are not "
+                    "supported in the specified microversion"
+                )
             forbidden |= unwanted
     return AggregateFilter(tuple(member_of), frozenset(forbidden))
 
 
 def _parse_member_of_value(value: str) -> tuple[frozenset[str], frozenset[str]]:
     if "," in value and not value.startswith(("in:", "!in:")):
-        raise errors.BadRequest("Multiple values for 'member_of' must be prefixed with the "
-                                "'in:' or '!in:' keyword using the valid microversion. "
-                                f"Got: {value}")
+        raise errors.BadRequest(
+            "Multiple values for 'member_of' must be prefixed with the "
+            "'in:' or '!in:' keyword using the valid microversion. "
+            f"Got: {value}"
+        )
     wanted: frozenset[str] = frozenset()
     unwanted: frozenset[str] = frozenset()
     if value.startswith("!in:"):
@@ -152,6 +169,8 @@ def _parse_member_of_value(value: str) -> tuple[frozenset[str], frozenset[str]]:
         wanted = frozenset([value])
     for uuid in sorted(wanted | unwanted):
         if not uuidutils.is_uuid_like(uuid):
-            raise errors.BadRequest(f"{_QUERY_PREFIX}Expected 'member_of' parameter to contain "
-                                    f"valid UUID(s). Got: {uuid}")
+            raise errors.BadRequest(
+                f"{_QUERY_PREFIX}Expected 'member_of' parameter to contain "
+                f"valid UUID(s). Got: {uuid}"
+            )
     return wanted, unwanted

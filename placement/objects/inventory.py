@@ -34,8 +34,13 @@ LOG = logging.getLogger(__name__)
 
 MAX_INT = 2147483647
 FIELDS = ("total", "reserved", "min_unit", "max_unit", "step_size", "allocation_ratio")
-DEFAULTS: dict[str, Any] = {"reserved": 0, "min_unit": 1, "max_unit": MAX_INT, "step_size": 1,
-                            "allocation_ratio": 1.0}
+DEFAULTS: dict[str, Any] = {
+    "reserved": 0,
+    "min_unit": 1,
+    "max_unit": MAX_INT,
+    "step_size": 1,
+    "allocation_ratio": 1.0,
+}
 
 _INV = tables.inventories
 _RC = tables.resource_classes
@@ -45,8 +50,10 @@ class InventoryInUse(errors.Conflict):
     """Removing inventory that allocations still use."""
 
     def __init__(self, classes: Iterable[str], provider_uuid: str) -> None:
-        super().__init__(f"Inventory for '{', '.join(classes)}' on resource provider "
-                         f"'{provider_uuid}' in use.", code=errors.INVENTORY_INUSE)
+        super().__init__(
+            f"Inventory for '{', '.join(classes)}' on resource provider '{provider_uuid}' in use.",
+            code=errors.INVENTORY_INUSE,
+        )
 
 
 class InvalidCapacity(errors.BadRequest):
@@ -92,27 +99,36 @@ def capacity(record: Mapping[str, Any]) -> int:
     return int((record["total"] - record["reserved"]) * record["allocation_ratio"])
 
 
-def validate_capacity(provider_uuid: str, records: Mapping[str, Mapping[str, Any]], *,
-                   reserved_may_equal_total: bool) -> None:
+def validate_capacity(
+    provider_uuid: str, records: Mapping[str, Mapping[str, Any]], *, reserved_may_equal_total: bool
+) -> None:
     """400 unless each record leaves capacity: ``> 0``, or ``>= 0`` from 1.26."""
     for rc, record in records.items():
         cap = capacity(with_defaults(record))
         if cap < 0 or (cap == 0 and not reserved_may_equal_total):
             relation = "greater than" if reserved_may_equal_total else "greater than or equal to"
-            raise InvalidCapacity(f"Invalid inventory for '{rc}' on resource provider "
-                                  f"'{provider_uuid}'. The reserved value is {relation} total.")
+            raise InvalidCapacity(
+                f"Invalid inventory for '{rc}' on resource provider "
+                f"'{provider_uuid}'. The reserved value is {relation} total."
+            )
 
 
 # --- reads ---------------------------------------------------------------------
 
+
 def get_inventories(conn: Connection, provider_id: int) -> dict[str, Inventory]:
     """The provider's inventories keyed by class name, in class id order."""
     rows = conn.execute(
-        select(_RC.c.name.label("resource_class"), *(_INV.c[f] for f in FIELDS),
-               _INV.c.created_at, _INV.c.updated_at)
+        select(
+            _RC.c.name.label("resource_class"),
+            *(_INV.c[f] for f in FIELDS),
+            _INV.c.created_at,
+            _INV.c.updated_at,
+        )
         .join(_RC, _RC.c.id == _INV.c.resource_class_id)
         .where(_INV.c.resource_provider_id == provider_id)
-        .order_by(_INV.c.resource_class_id))
+        .order_by(_INV.c.resource_class_id)
+    )
     return {row.resource_class: Inventory(**row._mapping) for row in rows}
 
 
@@ -123,9 +139,15 @@ def list_for_provider(engine: Engine, provider: rp_obj.Provider) -> dict[str, In
 
 # --- replacing the whole set -----------------------------------------------------
 
-def replace_inventories(conn: Connection, provider: rp_obj.Provider,
-                        records: Mapping[str, Mapping[str, Any]], *, check_capacity: bool,
-                        reserved_may_equal_total: bool = True) -> int:
+
+def replace_inventories(
+    conn: Connection,
+    provider: rp_obj.Provider,
+    records: Mapping[str, Mapping[str, Any]],
+    *,
+    check_capacity: bool,
+    reserved_may_equal_total: bool = True,
+) -> int:
     """Make ``records`` (class name → record) the provider's whole inventory.
 
     Runs in the caller's transaction. ``provider.generation`` is the
@@ -138,40 +160,59 @@ def replace_inventories(conn: Connection, provider: rp_obj.Provider,
     below current usage is allowed (logged).
     """
     if check_capacity:
-        validate_capacity(provider.uuid, records,
-                          reserved_may_equal_total=reserved_may_equal_total)
+        validate_capacity(provider.uuid, records, reserved_may_equal_total=reserved_may_equal_total)
     class_ids = resource_class.resource_class_ids(conn, records, error=errors.BadRequest)
     generation = rp_obj.increment_generation(conn, provider.id, provider.generation)
-    existing = dict(conn.execute(select(_INV.c.resource_class_id, _INV.c.id)
-                                 .where(_INV.c.resource_provider_id == provider.id)).all())
+    existing = dict(
+        conn.execute(
+            select(_INV.c.resource_class_id, _INV.c.id).where(
+                _INV.c.resource_provider_id == provider.id
+            )
+        ).all()
+    )
     wanted = {class_ids[rc]: with_defaults(record) for rc, record in records.items()}
     _delete_unused(conn, provider, set(existing) - set(wanted))
     for class_id, record in wanted.items():
         if class_id in existing:
             conn.execute(update(_INV).where(_INV.c.id == existing[class_id]).values(**record))
         else:
-            conn.execute(insert(_INV).values(resource_provider_id=provider.id,
-                                             resource_class_id=class_id, **record))
+            conn.execute(
+                insert(_INV).values(
+                    resource_provider_id=provider.id, resource_class_id=class_id, **record
+                )
+            )
     _warn_over_capacity(conn, provider, wanted)
     return generation
 
 
-def set_inventories(engine: Engine, provider: rp_obj.Provider,
-                    records: Mapping[str, Mapping[str, Any]], *,
-                    reserved_may_equal_total: bool = True) -> int:
+def set_inventories(
+    engine: Engine,
+    provider: rp_obj.Provider,
+    records: Mapping[str, Mapping[str, Any]],
+    *,
+    reserved_may_equal_total: bool = True,
+) -> int:
     """:func:`replace_inventories` with the capacity check, in its own transaction."""
     return db.run_in_transaction(
-        engine, lambda conn: replace_inventories(
-            conn, provider, records, check_capacity=True,
-            reserved_may_equal_total=reserved_may_equal_total),
-        write=True)
+        engine,
+        lambda conn: replace_inventories(
+            conn,
+            provider,
+            records,
+            check_capacity=True,
+            reserved_may_equal_total=reserved_may_equal_total,
+        ),
+        write=True,
+    )
 
 
 def delete_all(engine: Engine, provider: rp_obj.Provider) -> int:
     """Remove every inventory (bumping the generation even if there was none)."""
     return db.run_in_transaction(
-        engine, lambda conn: replace_inventories(conn, provider, {}, check_capacity=False),
-        write=True)
+        engine,
+        lambda conn: replace_inventories(conn, provider, {}, check_capacity=False),
+        write=True,
+    )
 
 
 def _delete_unused(conn: Connection, provider: rp_obj.Provider, class_ids: set[int]) -> None:
@@ -179,55 +220,93 @@ def _delete_unused(conn: Connection, provider: rp_obj.Provider, class_ids: set[i
     if not class_ids:
         return
     alloc = tables.allocations
-    in_use = conn.execute(
-        select(_RC.c.name).where(_RC.c.id.in_(
-            select(alloc.c.resource_class_id).where(
-                alloc.c.resource_provider_id == provider.id,
-                alloc.c.resource_class_id.in_(class_ids))))
-        .order_by(_RC.c.id)).scalars().all()
+    in_use = (
+        conn.execute(
+            select(_RC.c.name)
+            .where(
+                _RC.c.id.in_(
+                    select(alloc.c.resource_class_id).where(
+                        alloc.c.resource_provider_id == provider.id,
+                        alloc.c.resource_class_id.in_(class_ids),
+                    )
+                )
+            )
+            .order_by(_RC.c.id)
+        )
+        .scalars()
+        .all()
+    )
     if in_use:
         raise InventoryInUse(in_use, provider.uuid)
-    conn.execute(delete(_INV).where(_INV.c.resource_provider_id == provider.id,
-                                    _INV.c.resource_class_id.in_(class_ids)))
+    conn.execute(
+        delete(_INV).where(
+            _INV.c.resource_provider_id == provider.id, _INV.c.resource_class_id.in_(class_ids)
+        )
+    )
 
 
-def _warn_over_capacity(conn: Connection, provider: rp_obj.Provider,
-                        records: Mapping[int, Mapping[str, Any]]) -> None:
+def _warn_over_capacity(
+    conn: Connection, provider: rp_obj.Provider, records: Mapping[int, Mapping[str, Any]]
+) -> None:
     if not records:
         return
     alloc = tables.allocations
-    usage = dict(conn.execute(
-        select(alloc.c.resource_class_id, func.sum(alloc.c.used))
-        .where(alloc.c.resource_provider_id == provider.id,
-               alloc.c.resource_class_id.in_(list(records)))
-        .group_by(alloc.c.resource_class_id)).all())
+    usage = dict(
+        conn.execute(
+            select(alloc.c.resource_class_id, func.sum(alloc.c.used))
+            .where(
+                alloc.c.resource_provider_id == provider.id,
+                alloc.c.resource_class_id.in_(list(records)),
+            )
+            .group_by(alloc.c.resource_class_id)
+        ).all()
+    )
     for class_id, used in usage.items():
         if used > capacity(records[class_id]):
-            LOG.warning("Resource provider %s is now over-capacity for resource class id %s",
-                        provider.uuid, class_id)
+            LOG.warning(
+                "Resource provider %s is now over-capacity for resource class id %s",
+                provider.uuid,
+                class_id,
+            )
 
 
 # --- one class at a time -----------------------------------------------------------
 
-def add_inventory(engine: Engine, provider: rp_obj.Provider, rc: str,
-                  record: Mapping[str, Any], *, reserved_may_equal_total: bool) -> int:
+
+def add_inventory(
+    engine: Engine,
+    provider: rp_obj.Provider,
+    rc: str,
+    record: Mapping[str, Any],
+    *,
+    reserved_may_equal_total: bool,
+) -> int:
     """Add inventory of a class the provider has none of; returns the new generation.
 
     Raises :class:`InvalidCapacity`, 400 for an unknown class,
     :class:`GenerationConflict` and 409 ``concurrent_update`` when the
     class already has inventory.
     """
-    validate_capacity(provider.uuid, {rc: record},
-                      reserved_may_equal_total=reserved_may_equal_total)
+    validate_capacity(
+        provider.uuid, {rc: record}, reserved_may_equal_total=reserved_may_equal_total
+    )
 
     def run(conn: Connection) -> int:
         class_id = resource_class.resource_class_id(conn, rc, error=errors.BadRequest)
         generation = rp_obj.increment_generation(conn, provider.id, provider.generation)
-        if conn.execute(select(_INV.c.id).where(_INV.c.resource_provider_id == provider.id,
-                                                _INV.c.resource_class_id == class_id)).first():
+        if conn.execute(
+            select(_INV.c.id).where(
+                _INV.c.resource_provider_id == provider.id, _INV.c.resource_class_id == class_id
+            )
+        ).first():
             raise _already_there(provider, rc)
-        conn.execute(insert(_INV).values(resource_provider_id=provider.id,
-                                         resource_class_id=class_id, **with_defaults(record)))
+        conn.execute(
+            insert(_INV).values(
+                resource_provider_id=provider.id,
+                resource_class_id=class_id,
+                **with_defaults(record),
+            )
+        )
         return generation
 
     try:
@@ -237,26 +316,37 @@ def add_inventory(engine: Engine, provider: rp_obj.Provider, rc: str,
 
 
 def _already_there(provider: rp_obj.Provider, rc: str) -> errors.Conflict:
-    return errors.Conflict(f"Inventory of class {rc} already exists on resource provider "
-                           f"{provider.uuid}.", code=errors.CONCURRENT_UPDATE)
+    return errors.Conflict(
+        f"Inventory of class {rc} already exists on resource provider {provider.uuid}.",
+        code=errors.CONCURRENT_UPDATE,
+    )
 
 
-def update_inventory(engine: Engine, provider: rp_obj.Provider, rc: str,
-                     record: Mapping[str, Any], *, reserved_may_equal_total: bool) -> int:
+def update_inventory(
+    engine: Engine,
+    provider: rp_obj.Provider,
+    rc: str,
+    record: Mapping[str, Any],
+    *,
+    reserved_may_equal_total: bool,
+) -> int:
     """Replace the record of one class the provider already has; new generation.
 
     Raises :class:`InvalidCapacity`, 404 ``No such resource class X.``,
     :class:`GenerationConflict`, :class:`NoInventoryOfClass`.
     """
-    validate_capacity(provider.uuid, {rc: record},
-                      reserved_may_equal_total=reserved_may_equal_total)
+    validate_capacity(
+        provider.uuid, {rc: record}, reserved_may_equal_total=reserved_may_equal_total
+    )
 
     def run(conn: Connection) -> int:
         class_id = resource_class.resource_class_id(conn, rc)
         generation = rp_obj.increment_generation(conn, provider.id, provider.generation)
-        result = conn.execute(update(_INV).where(_INV.c.resource_provider_id == provider.id,
-                                                 _INV.c.resource_class_id == class_id)
-                              .values(**with_defaults(record)))
+        result = conn.execute(
+            update(_INV)
+            .where(_INV.c.resource_provider_id == provider.id, _INV.c.resource_class_id == class_id)
+            .values(**with_defaults(record))
+        )
         if result.rowcount != 1:
             raise NoInventoryOfClass(f"No inventory of class {rc} found.")
         _warn_over_capacity(conn, provider, {class_id: with_defaults(record)})
@@ -271,10 +361,14 @@ def delete_inventory(engine: Engine, provider: rp_obj.Provider, rc: str) -> int:
     Raises 404 ``No such resource class X.`` / :class:`NoInventoryOfClass`,
     :class:`GenerationConflict`, :class:`InventoryInUse`.
     """
+
     def run(conn: Connection) -> int:
         class_id = resource_class.resource_class_id(conn, rc)
-        row = conn.execute(select(_INV.c.id).where(_INV.c.resource_provider_id == provider.id,
-                                                   _INV.c.resource_class_id == class_id)).first()
+        row = conn.execute(
+            select(_INV.c.id).where(
+                _INV.c.resource_provider_id == provider.id, _INV.c.resource_class_id == class_id
+            )
+        ).first()
         if row is None:
             raise NoInventoryOfClass(f"No inventory of class {rc} found for delete")
         generation = rp_obj.increment_generation(conn, provider.id, provider.generation)

@@ -15,9 +15,14 @@ from sqlalchemy.engine import Connection
 from placement import errors
 
 
-def rows_by_name(conn: Connection, table: sqlalchemy.Table, names: Iterable[str], *,
-                 message: str,
-                 error: type[errors.PlacementError]) -> dict[str, sqlalchemy.Row]:
+def rows_by_name(
+    conn: Connection,
+    table: sqlalchemy.Table,
+    names: Iterable[str],
+    *,
+    message: str,
+    error: type[errors.PlacementError],
+) -> dict[str, sqlalchemy.Row]:
     """The rows of ``table`` called ``names``, keyed by name in the order given.
 
     Unknown names raise ``error(message.format(...))``: ``{names}`` is the
@@ -35,8 +40,14 @@ def rows_by_name(conn: Connection, table: sqlalchemy.Table, names: Iterable[str]
     return {name: found[name] for name in wanted}
 
 
-def ids_by_name(conn: Connection, table: sqlalchemy.Table, names: Iterable[str], *,
-                message: str, error: type[errors.PlacementError]) -> dict[str, int]:
+def ids_by_name(
+    conn: Connection,
+    table: sqlalchemy.Table,
+    names: Iterable[str],
+    *,
+    message: str,
+    error: type[errors.PlacementError],
+) -> dict[str, int]:
     """:func:`rows_by_name`, keeping only each row's id."""
     rows = rows_by_name(conn, table, names, message=message, error=error)
     return {name: row.id for name, row in rows.items()}

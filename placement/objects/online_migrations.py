@@ -40,33 +40,53 @@ def set_root_provider_ids(engine: Engine, limit: int) -> tuple[int, int]:
     """Make up to ``limit`` providers lacking a root their own root."""
     rps = tables.resource_providers
     with db.writer(engine) as conn:
-        ids = conn.execute(
-            sa.select(rps.c.id).where(rps.c.root_provider_id.is_(None))
-            .order_by(rps.c.id).limit(limit)).scalars().all()
+        ids = (
+            conn.execute(
+                sa.select(rps.c.id)
+                .where(rps.c.root_provider_id.is_(None))
+                .order_by(rps.c.id)
+                .limit(limit)
+            )
+            .scalars()
+            .all()
+        )
         if not ids:
             return 0, 0
         done = conn.execute(
-            rps.update().where(rps.c.id.in_(ids), rps.c.root_provider_id.is_(None))
-            .values(root_provider_id=rps.c.id)).rowcount
+            rps.update()
+            .where(rps.c.id.in_(ids), rps.c.root_provider_id.is_(None))
+            .values(root_provider_id=rps.c.id)
+        ).rowcount
     return done, done
 
 
-def create_incomplete_consumers(engine: Engine, limit: int,
-                                owner: IncompleteOwner) -> tuple[int, int]:
+def create_incomplete_consumers(
+    engine: Engine, limit: int, owner: IncompleteOwner
+) -> tuple[int, int]:
     """Give up to ``limit`` consumers that only exist in allocations a record."""
     allocs, consumers = tables.allocations, tables.consumers
     project_id, user_id, _ = consumer_obj.owner_ids(engine, owner.project_id, owner.user_id)
     with db.writer(engine) as conn:
-        missing = conn.execute(
-            sa.select(allocs.c.consumer_id)
-            .select_from(allocs.outerjoin(consumers, allocs.c.consumer_id == consumers.c.uuid))
-            .where(consumers.c.id.is_(None))
-            .group_by(allocs.c.consumer_id).order_by(allocs.c.consumer_id)
-            .limit(limit)).scalars().all()
+        missing = (
+            conn.execute(
+                sa.select(allocs.c.consumer_id)
+                .select_from(allocs.outerjoin(consumers, allocs.c.consumer_id == consumers.c.uuid))
+                .where(consumers.c.id.is_(None))
+                .group_by(allocs.c.consumer_id)
+                .order_by(allocs.c.consumer_id)
+                .limit(limit)
+            )
+            .scalars()
+            .all()
+        )
         if missing:
-            conn.execute(consumers.insert(), [
-                {"uuid": uuid, "project_id": project_id, "user_id": user_id, "generation": 0}
-                for uuid in missing])
+            conn.execute(
+                consumers.insert(),
+                [
+                    {"uuid": uuid, "project_id": project_id, "user_id": user_id, "generation": 0}
+                    for uuid in missing
+                ],
+            )
     return len(missing), len(missing)
 
 
@@ -80,8 +100,10 @@ def migrations(owner: IncompleteOwner) -> tuple[OnlineMigration, ...]:
     """Every online migration, in the order upstream runs them."""
     return (
         OnlineMigration("set_root_provider_ids", set_root_provider_ids),
-        OnlineMigration("create_incomplete_consumers",
-                        functools.partial(create_incomplete_consumers, owner=owner)),
+        OnlineMigration(
+            "create_incomplete_consumers",
+            functools.partial(create_incomplete_consumers, owner=owner),
+        ),
     )
 
 
@@ -89,8 +111,9 @@ def count_missing_root_ids(engine: Engine) -> int:
     """Providers still lacking ``root_provider_id``."""
     rps = tables.resource_providers
     with db.reader(engine) as conn:
-        return conn.execute(sa.select(sa.func.count()).select_from(rps)
-                            .where(rps.c.root_provider_id.is_(None))).scalar_one()
+        return conn.execute(
+            sa.select(sa.func.count()).select_from(rps).where(rps.c.root_provider_id.is_(None))
+        ).scalar_one()
 
 
 def count_incomplete_consumers(engine: Engine) -> int:
@@ -100,4 +123,5 @@ def count_incomplete_consumers(engine: Engine) -> int:
         return conn.execute(
             sa.select(sa.func.count(sa.distinct(allocs.c.consumer_id)))
             .select_from(allocs.outerjoin(consumers, allocs.c.consumer_id == consumers.c.uuid))
-            .where(consumers.c.id.is_(None))).scalar_one()
+            .where(consumers.c.id.is_(None))
+        ).scalar_one()

@@ -48,32 +48,48 @@ class InventoryChange:
     records: Mapping[str, Mapping[str, Any]]
 
 
-def reshape(engine: Engine, inventories: Mapping[str, InventoryChange],
-            writes: list[allocation.ConsumerWrite], *, attempts: int) -> None:
+def reshape(
+    engine: Engine,
+    inventories: Mapping[str, InventoryChange],
+    writes: list[allocation.ConsumerWrite],
+    *,
+    attempts: int,
+) -> None:
     """Replace ``inventories`` (by provider uuid) and ``writes`` in one transaction."""
     owners = allocation.resolve_owners(engine, writes)
     allocation.retry_on_conflict(
-        engine, lambda conn: _reshape(conn, inventories, writes, owners), attempts=attempts)
+        engine, lambda conn: _reshape(conn, inventories, writes, owners), attempts=attempts
+    )
 
 
-def _reshape(conn: Connection, inventories: Mapping[str, InventoryChange],
-             writes: list[allocation.ConsumerWrite],
-             owners: dict[str, allocation.Owner]) -> None:
+def _reshape(
+    conn: Connection,
+    inventories: Mapping[str, InventoryChange],
+    writes: list[allocation.ConsumerWrite],
+    owners: dict[str, allocation.Owner],
+) -> None:
     # Lock everything this reshape touches up front, in one id order.
-    allocation.lock_providers(conn, tables.resource_providers.c.uuid.in_(
-        list(inventories) + [rp for w in writes for rp in w.allocations]))
+    allocation.lock_providers(
+        conn,
+        tables.resource_providers.c.uuid.in_(
+            list(inventories) + [rp for w in writes for rp in w.allocations]
+        ),
+    )
     reshaped = _reshaped_providers(conn, inventories)
     consumers = allocation.prepare_consumers(conn, writes, owners)
-    providers: dict[str, allocation.LockedProvider | rp_obj.Provider] = (
-        allocation.named_providers(conn, writes))
+    providers: dict[str, allocation.LockedProvider | rp_obj.Provider] = allocation.named_providers(
+        conn, writes
+    )
     allocation.resource_class_ids(
-        conn, [rc for change in inventories.values() for rc in change.records])
+        conn, [rc for change in inventories.values() for rc in change.records]
+    )
 
     for uuid, change in inventories.items():
         if change.records:
             provider = reshaped[uuid]
-            interim = {rc: inv.record for rc, inv in
-                       inv_obj.get_inventories(conn, provider.id).items()}
+            interim = {
+                rc: inv.record for rc, inv in inv_obj.get_inventories(conn, provider.id).items()
+            }
             interim.update(change.records)
             reshaped[uuid] = _replace(conn, provider, interim)
 
@@ -87,8 +103,9 @@ def _reshape(conn: Connection, inventories: Mapping[str, InventoryChange],
         _replace(conn, provider, change.records)
 
 
-def _reshaped_providers(conn: Connection,
-                        inventories: Mapping[str, InventoryChange]) -> dict[str, rp_obj.Provider]:
+def _reshaped_providers(
+    conn: Connection, inventories: Mapping[str, InventoryChange]
+) -> dict[str, rp_obj.Provider]:
     """The providers whose inventory changes, checked against the given generations."""
     found = rp_obj.get_by_uuids(conn, inventories)
     for uuid, change in inventories.items():
@@ -97,17 +114,20 @@ def _reshaped_providers(conn: Connection,
             raise errors.BadRequest(
                 f"Resource provider {uuid} in inventories not found: "
                 f"No resource provider with uuid {uuid} found",
-                code=errors.RESOURCE_PROVIDER_NOT_FOUND)
+                code=errors.RESOURCE_PROVIDER_NOT_FOUND,
+            )
         if provider.generation != change.generation:
             raise errors.Conflict(
                 f"resource provider generation conflict for provider {uuid}: "
                 f"actual: {provider.generation}, given: {change.generation}",
-                code=errors.CONCURRENT_UPDATE)
+                code=errors.CONCURRENT_UPDATE,
+            )
     return {uuid: found[uuid] for uuid in inventories}
 
 
-def _replace(conn: Connection, provider: rp_obj.Provider,
-             records: Mapping[str, Mapping[str, Any]]) -> rp_obj.Provider:
+def _replace(
+    conn: Connection, provider: rp_obj.Provider, records: Mapping[str, Mapping[str, Any]]
+) -> rp_obj.Provider:
     """Write ``records`` as the provider's inventory (no capacity check, as upstream)."""
     generation = inv_obj.replace_inventories(conn, provider, records, check_capacity=False)
     return dataclasses.replace(provider, generation=generation)

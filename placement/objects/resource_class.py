@@ -68,24 +68,37 @@ _COLUMNS = (_RC.c.id, _RC.c.name, _RC.c.created_at, _RC.c.updated_at)
 
 # --- lookups other areas reuse -------------------------------------------------
 
-def resource_class_ids(conn: Connection, names: Iterable[str], *,
-                       message: str = NOT_FOUND_MESSAGE,
-                       error: type[errors.PlacementError] = errors.NotFound) -> dict[str, int]:
+
+def resource_class_ids(
+    conn: Connection,
+    names: Iterable[str],
+    *,
+    message: str = NOT_FOUND_MESSAGE,
+    error: type[errors.PlacementError] = errors.NotFound,
+) -> dict[str, int]:
     """Map each of ``names`` to its id; unknown ones raise ``error(message)``
     (placeholders as in :func:`placement.objects.lookup.rows_by_name`).
 
     Only custom names are looked up in the database (see ``_STANDARD_IDS``).
     """
     wanted = list(dict.fromkeys(names))
-    custom = lookup.ids_by_name(conn, _RC, [name for name in wanted if name not in _STANDARD_IDS],
-                                message=message, error=error)
-    return {name: _STANDARD_IDS[name] if name in _STANDARD_IDS else custom[name]
-            for name in wanted}
+    custom = lookup.ids_by_name(
+        conn,
+        _RC,
+        [name for name in wanted if name not in _STANDARD_IDS],
+        message=message,
+        error=error,
+    )
+    return {name: _STANDARD_IDS[name] if name in _STANDARD_IDS else custom[name] for name in wanted}
 
 
-def resource_class_id(conn: Connection, name: str, *,
-                      message: str = NOT_FOUND_MESSAGE,
-                      error: type[errors.PlacementError] = errors.NotFound) -> int:
+def resource_class_id(
+    conn: Connection,
+    name: str,
+    *,
+    message: str = NOT_FOUND_MESSAGE,
+    error: type[errors.PlacementError] = errors.NotFound,
+) -> int:
     """The id of the class called ``name``; unknown → ``error(message)``."""
     return resource_class_ids(conn, [name], message=message, error=error)[name]
 
@@ -105,6 +118,7 @@ def _get(conn: Connection, name: str) -> ResourceClass:
 
 
 # --- what the API does ---------------------------------------------------------
+
 
 def list_all(engine: Engine) -> list[ResourceClass]:
     """Every class, standard ones first (ordered by id)."""
@@ -151,7 +165,8 @@ def ensure(engine: Engine, name: str) -> tuple[bool, ResourceClass]:
     LOG.warning("Exceeded retry limit on id generation while creating resource class %s", name)
     raise errors.Conflict(
         "Max retries of DB transaction exceeded attempting to create resource "
-        f"class: {name}, please try again.")
+        f"class: {name}, please try again."
+    )
 
 
 def _insert_next(conn: Connection, name: str) -> ResourceClass:
@@ -172,8 +187,7 @@ def rename(engine: Engine, name: str, new_name: str) -> ResourceClass:
             if new_name == name:
                 return rc
             now = tables.utcnow()
-            conn.execute(update(_RC).where(_RC.c.id == rc.id).values(name=new_name,
-                                                                       updated_at=now))
+            conn.execute(update(_RC).where(_RC.c.id == rc.id).values(name=new_name, updated_at=now))
             return ResourceClass(rc.id, new_name, rc.created_at, now)
     except sqlalchemy.exc.IntegrityError:
         raise errors.Conflict(f"Resource class already exists: {new_name}") from None
@@ -185,12 +199,14 @@ def delete_custom(engine: Engine, name: str) -> None:
         rc = _get(conn, name)
         if rc.is_standard:
             raise errors.BadRequest(
-                "Error in delete resource class: Cannot delete standard resource "
-                f"class {name}.")
-        in_use = conn.execute(select(exists().where(
-            tables.inventories.c.resource_class_id == rc.id))).scalar()
+                f"Error in delete resource class: Cannot delete standard resource class {name}."
+            )
+        in_use = conn.execute(
+            select(exists().where(tables.inventories.c.resource_class_id == rc.id))
+        ).scalar()
         if in_use:
             raise errors.Conflict(
                 f"Error in delete resource class: Cannot delete resource class {name}. "
-                "Class is in use in inventory.")
+                "Class is in use in inventory."
+            )
         conn.execute(delete(_RC).where(_RC.c.id == rc.id))

@@ -30,8 +30,9 @@ from placement.objects import filters, lookup, resource_class
 _RP = tables.resource_providers
 
 #: Upstream's text for a lost compare-and-swap on the provider generation.
-CONCURRENT_UPDATE_MESSAGE = ("Another thread concurrently updated the resource provider data. "
-                             "Please retry your update")
+CONCURRENT_UPDATE_MESSAGE = (
+    "Another thread concurrently updated the resource provider data. Please retry your update"
+)
 
 
 class GenerationConflict(errors.Conflict):
@@ -67,11 +68,19 @@ def _provider_select() -> sqlalchemy.Select:
     root = _RP.alias("root_rp")
     parent = _RP.alias("parent_rp")
     joined = _RP.join(root, _RP.c.root_provider_id == root.c.id).outerjoin(
-        parent, _RP.c.parent_provider_id == parent.c.id)
+        parent, _RP.c.parent_provider_id == parent.c.id
+    )
     return select(
-        _RP.c.id, _RP.c.uuid, _RP.c.name, _RP.c.generation, _RP.c.root_provider_id,
-        _RP.c.parent_provider_id, root.c.uuid.label("root_provider_uuid"),
-        parent.c.uuid.label("parent_provider_uuid"), _RP.c.created_at, _RP.c.updated_at,
+        _RP.c.id,
+        _RP.c.uuid,
+        _RP.c.name,
+        _RP.c.generation,
+        _RP.c.root_provider_id,
+        _RP.c.parent_provider_id,
+        root.c.uuid.label("root_provider_uuid"),
+        parent.c.uuid.label("parent_provider_uuid"),
+        _RP.c.created_at,
+        _RP.c.updated_at,
     ).select_from(joined)
 
 
@@ -80,6 +89,7 @@ def _providers(conn: Connection, query: sqlalchemy.Select) -> list[Provider]:
 
 
 # --- building blocks for every area -------------------------------------------
+
 
 def get_by_uuid(conn: Connection, uuid: str) -> Provider | None:
     """The provider with exactly ``uuid``, or None."""
@@ -125,7 +135,8 @@ def increment_generation(conn: Connection, provider_id: int, expected_generation
     result = conn.execute(
         update(_RP)
         .where(_RP.c.id == provider_id, _RP.c.generation == expected_generation)
-        .values(generation=expected_generation + 1))
+        .values(generation=expected_generation + 1)
+    )
     if result.rowcount != 1:
         raise GenerationConflict()
     return expected_generation + 1
@@ -133,17 +144,22 @@ def increment_generation(conn: Connection, provider_id: int, expected_generation
 
 # --- create --------------------------------------------------------------------
 
-def create_provider(engine: Engine, *, name: str, uuid: str,
-                    parent_uuid: str | None = None) -> Provider:
+
+def create_provider(
+    engine: Engine, *, name: str, uuid: str, parent_uuid: str | None = None
+) -> Provider:
     """Create a provider (generation 0) under ``parent_uuid`` or as a root.
 
     ``uuid`` must already be normalized (lowercase, dashed). Raises 400 for an
     empty name or a bad parent and 409 ``duplicate_name`` when the name or
     the uuid is taken.
     """
+
     def fail(reason: str) -> errors.BadRequest:
-        return errors.BadRequest(f'Unable to create resource provider "{name}", {uuid}: '
-                                 f"Object action create failed because: {reason}")
+        return errors.BadRequest(
+            f'Unable to create resource provider "{name}", {uuid}: '
+            f"Object action create failed because: {reason}"
+        )
 
     if not name:
         raise fail("name is required")
@@ -152,20 +168,27 @@ def create_provider(engine: Engine, *, name: str, uuid: str,
         parent = None
         if parent_uuid is not None:
             if parent_uuid == uuid:
-                raise fail("parent provider UUID cannot be same as UUID. Please set parent "
-                           "provider UUID to None if there is no parent.")
+                raise fail(
+                    "parent provider UUID cannot be same as UUID. Please set parent "
+                    "provider UUID to None if there is no parent."
+                )
             parent = get_by_uuid(conn, parent_uuid)
             if parent is None:
                 raise fail("parent provider UUID does not exist.")
         _check_unique(conn, name, uuid)
-        provider_id = conn.execute(insert(_RP).values(
-            uuid=uuid, name=name, generation=0,
-            parent_provider_id=parent.id if parent else None,
-            root_provider_id=parent.root_provider_id if parent else None,
-        )).inserted_primary_key[0]
+        provider_id = conn.execute(
+            insert(_RP).values(
+                uuid=uuid,
+                name=name,
+                generation=0,
+                parent_provider_id=parent.id if parent else None,
+                root_provider_id=parent.root_provider_id if parent else None,
+            )
+        ).inserted_primary_key[0]
         if parent is None:
-            conn.execute(update(_RP).where(_RP.c.id == provider_id)
-                         .values(root_provider_id=provider_id))
+            conn.execute(
+                update(_RP).where(_RP.c.id == provider_id).values(root_provider_id=provider_id)
+            )
         return get_by_uuid(conn, uuid)
 
     try:
@@ -189,8 +212,9 @@ def _check_unique(conn: Connection, name: str, uuid: str) -> None:
         taken = f"name: {name}"
     else:
         return
-    raise errors.Conflict(f"Conflicting resource provider {taken} already exists.",
-                          code=errors.DUPLICATE_NAME)
+    raise errors.Conflict(
+        f"Conflicting resource provider {taken} already exists.", code=errors.DUPLICATE_NAME
+    )
 
 
 # --- update --------------------------------------------------------------------
@@ -199,18 +223,26 @@ def _check_unique(conn: Connection, name: str, uuid: str) -> None:
 KEEP_PARENT = object()
 
 
-def update_provider(engine: Engine, provider: Provider, *, name: str,
-           parent_uuid: str | None | object = KEEP_PARENT,
-           allow_reparenting: bool = False) -> Provider:
+def update_provider(
+    engine: Engine,
+    provider: Provider,
+    *,
+    name: str,
+    parent_uuid: str | None | object = KEEP_PARENT,
+    allow_reparenting: bool = False,
+) -> Provider:
     """Rename ``provider`` and maybe give it a new parent (or none).
 
     Before microversion 1.37 (``allow_reparenting`` False) a provider may only
     gain a parent it did not have. The generation does not change. Returns
     the provider as stored afterwards.
     """
+
     def fail(action: str, reason: str) -> errors.BadRequest:
-        return errors.BadRequest(f"Unable to save resource provider {provider.uuid}: "
-                                 f"Object action {action} failed because: {reason}")
+        return errors.BadRequest(
+            f"Unable to save resource provider {provider.uuid}: "
+            f"Object action {action} failed because: {reason}"
+        )
 
     def run(conn: Connection) -> Provider:
         current = get_by_uuid(conn, provider.uuid)
@@ -219,21 +251,20 @@ def update_provider(engine: Engine, provider: Provider, *, name: str,
         values: dict = {}
         new_root = None
         if parent_uuid is not KEEP_PARENT:
-            new_root, parent_id = _new_position(conn, current, parent_uuid, allow_reparenting,
-                                                fail)
+            new_root, parent_id = _new_position(conn, current, parent_uuid, allow_reparenting, fail)
             if parent_id != current.parent_provider_id:
                 values["parent_provider_id"] = parent_id
         if name != current.name:
-            if conn.execute(select(_RP.c.id).where(_RP.c.name == name,
-                                                   _RP.c.id != current.id)).first():
+            if conn.execute(
+                select(_RP.c.id).where(_RP.c.name == name, _RP.c.id != current.id)
+            ).first():
                 raise _duplicate_name(name)
             values["name"] = name
         if values:
             conn.execute(update(_RP).where(_RP.c.id == current.id).values(**values))
         if new_root is not None and new_root != current.root_provider_id:
             subtree = _subtree_ids(conn, current)
-            conn.execute(update(_RP).where(_RP.c.id.in_(subtree))
-                         .values(root_provider_id=new_root))
+            conn.execute(update(_RP).where(_RP.c.id.in_(subtree)).values(root_provider_id=new_root))
         return get_by_uuid(conn, provider.uuid)
 
     try:
@@ -241,19 +272,22 @@ def update_provider(engine: Engine, provider: Provider, *, name: str,
     except sqlalchemy.exc.IntegrityError:
         # The name was taken, or the new parent deleted, after our checks.
         with db.reader(engine) as conn:
-            if conn.execute(select(_RP.c.id).where(_RP.c.name == name,
-                                                   _RP.c.uuid != provider.uuid)).first():
+            if conn.execute(
+                select(_RP.c.id).where(_RP.c.name == name, _RP.c.uuid != provider.uuid)
+            ).first():
                 raise _duplicate_name(name) from None
         raise fail("update", "parent provider UUID does not exist.") from None
 
 
 def _duplicate_name(name: str) -> errors.Conflict:
-    return errors.Conflict(f"Conflicting resource provider {name} already exists.",
-                           code=errors.DUPLICATE_NAME)
+    return errors.Conflict(
+        f"Conflicting resource provider {name} already exists.", code=errors.DUPLICATE_NAME
+    )
 
 
-def _new_position(conn: Connection, current: Provider, parent_uuid: str | None,
-                  allow_reparenting: bool, fail) -> tuple[int, int | None]:
+def _new_position(
+    conn: Connection, current: Provider, parent_uuid: str | None, allow_reparenting: bool, fail
+) -> tuple[int, int | None]:
     """(new root id, new parent id) for moving ``current`` under ``parent_uuid``."""
     if parent_uuid is None:
         if current.parent_provider_id is not None and not allow_reparenting:
@@ -263,8 +297,11 @@ def _new_position(conn: Connection, current: Provider, parent_uuid: str | None,
     if parent is None:
         # Upstream names the action "create" here too.
         raise fail("create", "parent provider UUID does not exist.")
-    if (current.parent_provider_id is not None and current.parent_provider_id != parent.id
-            and not allow_reparenting):
+    if (
+        current.parent_provider_id is not None
+        and current.parent_provider_id != parent.id
+        and not allow_reparenting
+    ):
         raise fail("update", "re-parenting a provider is not currently allowed.")
     if parent.id in _subtree_ids(conn, current):
         raise fail("update", "creating loop in the provider tree is not allowed.")
@@ -273,8 +310,11 @@ def _new_position(conn: Connection, current: Provider, parent_uuid: str | None,
 
 def _subtree_ids(conn: Connection, top: Provider) -> set[int]:
     """``top`` and every provider below it."""
-    rows = conn.execute(select(_RP.c.id, _RP.c.parent_provider_id)
-                        .where(_RP.c.root_provider_id == top.root_provider_id)).all()
+    rows = conn.execute(
+        select(_RP.c.id, _RP.c.parent_provider_id).where(
+            _RP.c.root_provider_id == top.root_provider_id
+        )
+    ).all()
     children: dict[int, list[int]] = {}
     for child, parent in rows:
         children.setdefault(parent, []).append(child)
@@ -288,17 +328,24 @@ def _subtree_ids(conn: Connection, top: Provider) -> set[int]:
 
 # --- delete --------------------------------------------------------------------
 
+
 def delete_provider(engine: Engine, uuid: str) -> None:
     """Delete a leaf provider without allocations, with its inventories,
     trait and aggregate associations."""
+
     def has_children(conn: Connection, provider_id: int) -> bool:
-        return conn.execute(select(_RP.c.id).where(
-            _RP.c.parent_provider_id == provider_id).limit(1)).first() is not None
+        return (
+            conn.execute(
+                select(_RP.c.id).where(_RP.c.parent_provider_id == provider_id).limit(1)
+            ).first()
+            is not None
+        )
 
     def cannot_delete_parent() -> errors.Conflict:
-        return errors.Conflict(f"Unable to delete parent resource provider {uuid}: "
-                               "It has child resource providers.",
-                               code=errors.PROVIDER_CANNOT_DELETE_PARENT)
+        return errors.Conflict(
+            f"Unable to delete parent resource provider {uuid}: It has child resource providers.",
+            code=errors.PROVIDER_CANNOT_DELETE_PARENT,
+        )
 
     def run(conn: Connection) -> None:
         provider = get_by_uuid(conn, uuid)
@@ -307,17 +354,21 @@ def delete_provider(engine: Engine, uuid: str) -> None:
         if has_children(conn, provider.id):
             raise cannot_delete_parent()
         alloc = tables.allocations
-        if conn.execute(select(alloc.c.id).where(
-                alloc.c.resource_provider_id == provider.id).limit(1)).first():
-            raise errors.Conflict(f"Unable to delete resource provider {uuid}: "
-                                  "Resource provider has allocations.",
-                                  code=errors.PROVIDER_IN_USE)
-        for table in (tables.inventories, tables.resource_provider_aggregates,
-                      tables.resource_provider_traits):
+        if conn.execute(
+            select(alloc.c.id).where(alloc.c.resource_provider_id == provider.id).limit(1)
+        ).first():
+            raise errors.Conflict(
+                f"Unable to delete resource provider {uuid}: Resource provider has allocations.",
+                code=errors.PROVIDER_IN_USE,
+            )
+        for table in (
+            tables.inventories,
+            tables.resource_provider_aggregates,
+            tables.resource_provider_traits,
+        ):
             conn.execute(delete(table).where(table.c.resource_provider_id == provider.id))
         if provider.root_provider_id == provider.id:
-            conn.execute(update(_RP).where(_RP.c.id == provider.id)
-                         .values(root_provider_id=None))
+            conn.execute(update(_RP).where(_RP.c.id == provider.id).values(root_provider_id=None))
         conn.execute(delete(_RP).where(_RP.c.id == provider.id))
 
     try:
@@ -328,6 +379,7 @@ def delete_provider(engine: Engine, uuid: str) -> None:
 
 
 # --- list ----------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class ProviderFilters:
@@ -365,15 +417,21 @@ def list_providers(engine: Engine, wanted: ProviderFilters) -> list[Provider]:
             required = _required_trait_conditions(conn, wanted.traits.required)
             if not _anyone_passes(conn, required):
                 return []
-            query = query.where(*required,
-                                *_forbidden_trait_conditions(conn, wanted.traits.forbidden))
+            query = query.where(
+                *required, *_forbidden_trait_conditions(conn, wanted.traits.forbidden)
+            )
         if wanted.member_of is not None:
-            required = aggregate_conditions(_RP.c.id,
-                                            filters.AggregateFilter(wanted.member_of.member_of))
+            required = aggregate_conditions(
+                _RP.c.id, filters.AggregateFilter(wanted.member_of.member_of)
+            )
             if not _anyone_passes(conn, required):
                 return []
-            query = query.where(*required, *aggregate_conditions(
-                _RP.c.id, filters.AggregateFilter(forbidden=wanted.member_of.forbidden)))
+            query = query.where(
+                *required,
+                *aggregate_conditions(
+                    _RP.c.id, filters.AggregateFilter(forbidden=wanted.member_of.forbidden)
+                ),
+            )
         if wanted.resources:
             query = query.where(*_capacity_conditions(conn, wanted.resources))
         return _providers(conn, query)
@@ -389,15 +447,17 @@ def _anyone_passes(conn: Connection, conditions: list) -> bool:
 def _trait_ids(conn: Connection, names: list[str]) -> dict[str, int]:
     """Trait ids by name; like upstream, a 400 names only the first unknown one."""
     return lookup.ids_by_name(
-        conn, tables.traits, names, error=errors.BadRequest,
-        message='Invalid trait(s) in "required" parameter: No such trait(s): {name}.')
+        conn,
+        tables.traits,
+        names,
+        error=errors.BadRequest,
+        message='Invalid trait(s) in "required" parameter: No such trait(s): {name}.',
+    )
 
 
-def _required_trait_conditions(conn: Connection,
-                               required: tuple[frozenset[str], ...]) -> list:
+def _required_trait_conditions(conn: Connection, required: tuple[frozenset[str], ...]) -> list:
     ids = _trait_ids(conn, [name for any_of in required for name in sorted(any_of)])
-    return [_RP.c.id.in_(_providers_having(ids[name] for name in any_of))
-            for any_of in required]
+    return [_RP.c.id.in_(_providers_having(ids[name] for name in any_of)) for any_of in required]
 
 
 def _forbidden_trait_conditions(conn: Connection, forbidden: frozenset[str]) -> list:
@@ -412,15 +472,18 @@ def _providers_having(trait_ids: Iterable[int]) -> sqlalchemy.Select:
     return select(rpt.c.resource_provider_id).where(rpt.c.trait_id.in_(list(trait_ids)))
 
 
-def aggregate_conditions(provider_id: sqlalchemy.ColumnElement,
-                         wanted: filters.AggregateFilter) -> list:
+def aggregate_conditions(
+    provider_id: sqlalchemy.ColumnElement, wanted: filters.AggregateFilter
+) -> list:
     """SQL conditions on ``provider_id`` for direct aggregate membership."""
     rpa, agg = tables.resource_provider_aggregates, tables.placement_aggregates
 
     def members(uuids: Iterable[str]) -> sqlalchemy.Select:
-        return (select(rpa.c.resource_provider_id)
-                .join(agg, agg.c.id == rpa.c.aggregate_id)
-                .where(agg.c.uuid.in_(sorted(uuids))))
+        return (
+            select(rpa.c.resource_provider_id)
+            .join(agg, agg.c.id == rpa.c.aggregate_id)
+            .where(agg.c.uuid.in_(sorted(uuids)))
+        )
 
     conditions = [provider_id.in_(members(any_of)) for any_of in wanted.member_of]
     if wanted.forbidden:
@@ -430,11 +493,15 @@ def aggregate_conditions(provider_id: sqlalchemy.ColumnElement,
 
 def _capacity_conditions(conn: Connection, amounts: dict[str, int]) -> list:
     class_ids = resource_class.resource_class_ids(
-        conn, amounts,
+        conn,
+        amounts,
         message="Invalid resource class in resources parameter: No such resource class {names}.",
-        error=errors.BadRequest)
-    return [_RP.c.id.in_(providers_with_capacity(class_ids[rc], amount))
-            for rc, amount in amounts.items()]
+        error=errors.BadRequest,
+    )
+    return [
+        _RP.c.id.in_(providers_with_capacity(class_ids[rc], amount))
+        for rc, amount in amounts.items()
+    ]
 
 
 def providers_with_capacity(class_id: int, amount: int) -> sqlalchemy.Select:
@@ -444,16 +511,23 @@ def providers_with_capacity(class_id: int, amount: int) -> sqlalchemy.Select:
     and the amount must respect min_unit, max_unit and step_size.
     """
     inv, alloc = tables.inventories, tables.allocations
-    used = (select(alloc.c.resource_provider_id, func.sum(alloc.c.used).label("used"))
-            .where(alloc.c.resource_class_id == class_id)
-            .group_by(alloc.c.resource_provider_id).subquery())
-    return (select(inv.c.resource_provider_id)
-            .outerjoin(used, used.c.resource_provider_id == inv.c.resource_provider_id)
-            .where(and_(
+    used = (
+        select(alloc.c.resource_provider_id, func.sum(alloc.c.used).label("used"))
+        .where(alloc.c.resource_class_id == class_id)
+        .group_by(alloc.c.resource_provider_id)
+        .subquery()
+    )
+    return (
+        select(inv.c.resource_provider_id)
+        .outerjoin(used, used.c.resource_provider_id == inv.c.resource_provider_id)
+        .where(
+            and_(
                 inv.c.resource_class_id == class_id,
                 func.coalesce(used.c.used, 0) + amount
                 <= (inv.c.total - inv.c.reserved) * inv.c.allocation_ratio,
                 inv.c.min_unit <= amount,
                 inv.c.max_unit >= amount,
                 literal(amount) % inv.c.step_size == 0,
-            )))
+            )
+        )
+    )

@@ -33,8 +33,9 @@ NOT_FOUND_MESSAGE = "No such trait(s): {names}."
 _TRAITS = tables.traits
 _RP_TRAITS = tables.resource_provider_traits
 
-_GENERATION_CHANGED = ("Resource provider's generation already changed. Please update "
-                       "the generation and try again.")
+_GENERATION_CHANGED = (
+    "Resource provider's generation already changed. Please update the generation and try again."
+)
 
 
 @dataclass(frozen=True)
@@ -62,16 +63,22 @@ _COLUMNS = (_TRAITS.c.id, _TRAITS.c.name, _TRAITS.c.created_at, _TRAITS.c.update
 
 # --- lookups other areas reuse -------------------------------------------------
 
-def trait_ids_by_name(conn: Connection, names: Iterable[str], *,
-                      message: str = NOT_FOUND_MESSAGE,
-                      error: type[errors.PlacementError] = errors.BadRequest) -> dict[str, int]:
+
+def trait_ids_by_name(
+    conn: Connection,
+    names: Iterable[str],
+    *,
+    message: str = NOT_FOUND_MESSAGE,
+    error: type[errors.PlacementError] = errors.BadRequest,
+) -> dict[str, int]:
     """Map each of ``names`` to its trait id; unknown ones raise ``error(message)``
     (placeholders as in :func:`placement.objects.lookup.rows_by_name`)."""
     return lookup.ids_by_name(conn, _TRAITS, names, message=message, error=error)
 
 
-def _by_names(conn: Connection, names: Iterable[str], message: str,
-              error: type[errors.PlacementError]) -> list[Trait]:
+def _by_names(
+    conn: Connection, names: Iterable[str], message: str, error: type[errors.PlacementError]
+) -> list[Trait]:
     rows = lookup.rows_by_name(conn, _TRAITS, names, message=message, error=error)
     return [Trait(**row._mapping) for row in rows.values()]
 
@@ -82,8 +89,14 @@ def _get(conn: Connection, name: str) -> Trait:
 
 # --- traits -------------------------------------------------------------------
 
-def list_traits(engine: Engine, *, names: list[str] | None = None, prefix: str | None = None,
-                associated: bool | None = None) -> list[Trait]:
+
+def list_traits(
+    engine: Engine,
+    *,
+    names: list[str] | None = None,
+    prefix: str | None = None,
+    associated: bool | None = None,
+) -> list[Trait]:
     """Traits by name, filtered by all the filters given.
 
     ``names``: exactly these (unknown ones are simply absent); ``prefix``:
@@ -115,8 +128,9 @@ def ensure(engine: Engine, name: str) -> tuple[bool, Trait]:
     now = tables.utcnow()
     try:
         with writer(engine) as conn:
-            new_id = conn.execute(insert(_TRAITS).values(name=name, created_at=now)
-                                  ).inserted_primary_key[0]
+            new_id = conn.execute(
+                insert(_TRAITS).values(name=name, created_at=now)
+            ).inserted_primary_key[0]
         return True, Trait(new_id, name, now, None)
     except sqlalchemy.exc.IntegrityError:
         return False, get(engine, name)
@@ -136,6 +150,7 @@ def delete_custom(engine: Engine, name: str) -> None:
 
 # --- provider traits ------------------------------------------------------------
 
+
 def provider_traits(engine: Engine, uuid: str) -> ProviderTraits:
     """The traits of provider ``uuid``; 404 if there is no such provider."""
     with reader(engine) as conn:
@@ -143,14 +158,16 @@ def provider_traits(engine: Engine, uuid: str) -> ProviderTraits:
         return ProviderTraits(generation, _traits_of(conn, provider_id))
 
 
-def set_provider_traits(engine: Engine, uuid: str, generation: int,
-                        names: list[str]) -> ProviderTraits:
+def set_provider_traits(
+    engine: Engine, uuid: str, generation: int, names: list[str]
+) -> ProviderTraits:
     """Replace the traits of provider ``uuid`` by ``names``.
 
     ``generation`` must be the provider's current one (409 otherwise); every
     name must be a trait (400 ``No such trait A, B``). The generation is
     bumped only when the set changes.
     """
+
     def replace(conn: Connection) -> ProviderTraits:
         provider_id, current = _provider(conn, uuid)
         if current != generation:
@@ -164,6 +181,7 @@ def set_provider_traits(engine: Engine, uuid: str, generation: int,
 
 def clear_provider_traits(engine: Engine, uuid: str) -> None:
     """Remove every trait of provider ``uuid`` (generation bumped if it had any)."""
+
     def clear(conn: Connection) -> None:
         provider_id, current = _provider(conn, uuid)
         _replace_traits(conn, provider_id, current, set())
@@ -180,33 +198,46 @@ def _provider(conn: Connection, uuid: str) -> tuple[int, int]:
 
 
 def _traits_of(conn: Connection, provider_id: int) -> list[Trait]:
-    query = (select(*_COLUMNS)
-             .join(_RP_TRAITS, _RP_TRAITS.c.trait_id == _TRAITS.c.id)
-             .where(_RP_TRAITS.c.resource_provider_id == provider_id)
-             .order_by(_TRAITS.c.name))
+    query = (
+        select(*_COLUMNS)
+        .join(_RP_TRAITS, _RP_TRAITS.c.trait_id == _TRAITS.c.id)
+        .where(_RP_TRAITS.c.resource_provider_id == provider_id)
+        .order_by(_TRAITS.c.name)
+    )
     return [Trait(*row) for row in conn.execute(query)]
 
 
-def _replace_traits(conn: Connection, provider_id: int, generation: int,
-                    wanted: set[int]) -> int:
+def _replace_traits(conn: Connection, provider_id: int, generation: int, wanted: set[int]) -> int:
     """Make ``wanted`` the provider's trait ids; return its generation after.
 
     When the set changes, the generation is bumped first, as a compare-and-
     swap: a concurrent writer either waits for our row lock and then finds
     the generation moved, or has moved it already; both mean 409.
     """
-    have = set(conn.execute(select(_RP_TRAITS.c.trait_id)
-                            .where(_RP_TRAITS.c.resource_provider_id == provider_id)).scalars())
+    have = set(
+        conn.execute(
+            select(_RP_TRAITS.c.trait_id).where(_RP_TRAITS.c.resource_provider_id == provider_id)
+        ).scalars()
+    )
     if have == wanted:
         return generation
     new_generation = resource_provider.increment_generation(conn, provider_id, generation)
     if have - wanted:
-        conn.execute(delete(_RP_TRAITS).where(and_(
-            _RP_TRAITS.c.resource_provider_id == provider_id,
-            _RP_TRAITS.c.trait_id.in_(have - wanted))))
+        conn.execute(
+            delete(_RP_TRAITS).where(
+                and_(
+                    _RP_TRAITS.c.resource_provider_id == provider_id,
+                    _RP_TRAITS.c.trait_id.in_(have - wanted),
+                )
+            )
+        )
     if wanted - have:
         now = tables.utcnow()
-        conn.execute(insert(_RP_TRAITS), [
-            {"resource_provider_id": provider_id, "trait_id": trait_id, "created_at": now}
-            for trait_id in sorted(wanted - have)])
+        conn.execute(
+            insert(_RP_TRAITS),
+            [
+                {"resource_provider_id": provider_id, "trait_id": trait_id, "created_at": now}
+                for trait_id in sorted(wanted - have)
+            ],
+        )
     return new_generation

@@ -125,7 +125,10 @@ PUT_V1_34["properties"]["mappings"] = {
 
 PUT_V1_38 = copy.deepcopy(PUT_V1_34)
 PUT_V1_38["properties"]["consumer_type"] = {
-    "type": "string", "pattern": CONSUMER_TYPE_PATTERN, "minLength": 1, "maxLength": 255,
+    "type": "string",
+    "pattern": CONSUMER_TYPE_PATTERN,
+    "minLength": 1,
+    "maxLength": 255,
 }
 PUT_V1_38["required"].append("consumer_type")
 
@@ -142,9 +145,13 @@ def _by_consumer(entry: dict, min_consumers: int) -> dict:
 
 def put_schema(version: mv.Version) -> dict:
     """The ``PUT /allocations/{consumer_uuid}`` body schema at ``version``."""
-    for since, schema in ((mv.CONSUMER_TYPES, PUT_V1_38), (mv.MAPPINGS, PUT_V1_34),
-                          (mv.CONSUMER_GENERATION, PUT_V1_28), (mv.ALLOCATIONS_DICT, PUT_V1_12),
-                          (mv.ALLOCATION_PROJECT_USER, PUT_V1_8)):
+    for since, schema in (
+        (mv.CONSUMER_TYPES, PUT_V1_38),
+        (mv.MAPPINGS, PUT_V1_34),
+        (mv.CONSUMER_GENERATION, PUT_V1_28),
+        (mv.ALLOCATIONS_DICT, PUT_V1_12),
+        (mv.ALLOCATION_PROJECT_USER, PUT_V1_8),
+    ):
         if version >= since:
             return schema
     return PUT_V1_0

@@ -35,22 +35,34 @@ def _grouped(schema: dict, suffix: str, kinds: tuple[str, ...]) -> dict:
     return grouped
 
 
-GET_1_16 = _plus(GET_1_10, limit={
-    "type": ["integer", "string"], "pattern": "^[1-9][0-9]*$", "minimum": 1, "minLength": 1})
+GET_1_16 = _plus(
+    GET_1_10,
+    limit={"type": ["integer", "string"], "pattern": "^[1-9][0-9]*$", "minimum": 1, "minLength": 1},
+)
 GET_1_17 = _plus(GET_1_16, required=_STRING)
 GET_1_21 = _plus(GET_1_17, member_of=_STRING)
-GET_1_25 = _plus(_grouped(GET_1_21, "[1-9][0-9]*", ("resources", "required", "member_of")),
-                 group_policy={"type": "string", "enum": ["none", "isolate"]})
+GET_1_25 = _plus(
+    _grouped(GET_1_21, "[1-9][0-9]*", ("resources", "required", "member_of")),
+    group_policy={"type": "string", "enum": ["none", "isolate"]},
+)
 GET_1_31 = _grouped(GET_1_25, "[1-9][0-9]*", ("resources", "required", "member_of", "in_tree"))
-GET_1_33 = _grouped(GET_1_31, "[a-zA-Z0-9_-]{1,64}",
-                    ("resources", "required", "member_of", "in_tree"))
+GET_1_33 = _grouped(
+    GET_1_31, "[a-zA-Z0-9_-]{1,64}", ("resources", "required", "member_of", "in_tree")
+)
 GET_1_35 = _plus(GET_1_33, root_required=_STRING)
 GET_1_36 = _plus(GET_1_35, same_subtree=_STRING)
 
 #: (first microversion, schema), newest first.
-_BY_VERSION = [((1, 36), GET_1_36), ((1, 35), GET_1_35), ((1, 33), GET_1_33),
-               ((1, 31), GET_1_31), ((1, 25), GET_1_25), ((1, 21), GET_1_21),
-               ((1, 17), GET_1_17), ((1, 16), GET_1_16)]
+_BY_VERSION = [
+    ((1, 36), GET_1_36),
+    ((1, 35), GET_1_35),
+    ((1, 33), GET_1_33),
+    ((1, 31), GET_1_31),
+    ((1, 25), GET_1_25),
+    ((1, 21), GET_1_21),
+    ((1, 17), GET_1_17),
+    ((1, 16), GET_1_16),
+]
 
 
 def query_schema(version: tuple[int, int]) -> dict:

@@ -38,6 +38,7 @@ def _auth_layers(conf: cfg.ConfigOpts, strategy: str, app):
     if strategy == "noauth2":
         return auth.NoAuthMiddleware(app)
     from placement import keystone  # optional dependency, imported on demand
+
     return keystone.wrap(conf, app)
 
 
@@ -48,8 +49,11 @@ def create_app(conf: cfg.ConfigOpts):
     strategy = placement_conf.auth_strategy(conf)
     url = placement_conf.database_url(conf)
     if embedded:
-        LOG.info("Embedded mode: SQLite database %s, auth_strategy %s",
-                 url.removeprefix("sqlite:///"), strategy)
+        LOG.info(
+            "Embedded mode: SQLite database %s, auth_strategy %s",
+            url.removeprefix("sqlite:///"),
+            strategy,
+        )
     engine = db_engine.create_engine(conf, url=url)
     if embedded or conf.placement_database.sync_on_startup:
         migration.upgrade(engine)

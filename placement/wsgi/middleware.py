@@ -63,11 +63,17 @@ class RequestLogMiddleware:
         path = environ.get("SCRIPT_NAME", "") + environ.get("PATH_INFO", "")
         if environ.get("QUERY_STRING"):
             path += "?" + environ["QUERY_STRING"]
-        LOG.info('%s "%s %s" status: %s len: %s microversion: %s time: %.6f [%s]',
-                 environ.get("REMOTE_ADDR", "-"), environ.get("REQUEST_METHOD"), path,
-                 seen.get("status", "-").split(" ")[0], headers.get("content-length", "-"),
-                 headers.get("openstack-api-version", "-").replace("placement ", ""),
-                 elapsed, request_id)
+        LOG.info(
+            '%s "%s %s" status: %s len: %s microversion: %s time: %.6f [%s]',
+            environ.get("REMOTE_ADDR", "-"),
+            environ.get("REQUEST_METHOD"),
+            path,
+            seen.get("status", "-").split(" ")[0],
+            headers.get("content-length", "-"),
+            headers.get("openstack-api-version", "-").replace("placement ", ""),
+            elapsed,
+            request_id,
+        )
 
 
 def with_cors(conf: cfg.ConfigOpts, app: auth.WSGIApp) -> auth.WSGIApp:
@@ -108,21 +114,24 @@ class MicroversionMiddleware:
         except mv.UnacceptableVersion as exc:
             raise errors.NotAcceptable(
                 f"Invalid microversion: {exc}",
-                extra={"max_version": str(mv.MAX_VERSION),
-                       "min_version": str(mv.MIN_VERSION)}) from None
+                extra={"max_version": str(mv.MAX_VERSION), "min_version": str(mv.MIN_VERSION)},
+            ) from None
         length = req.env.get("CONTENT_LENGTH")
         if length:
             try:
                 length_value = int(length)
             except ValueError:
                 raise _without_vary(
-                    errors.BadRequest("content-length header must be an integer")) from None
+                    errors.BadRequest("content-length header must be an integer")
+                ) from None
             if length_value > 0 and not req.env.get("CONTENT_TYPE"):
                 raise _without_vary(
-                    errors.BadRequest("content-type header required when content-length > 0"))
+                    errors.BadRequest("content-type header required when content-length > 0")
+                )
 
-    def process_response(self, req: falcon.Request, resp: falcon.Response,
-                         resource: object, req_succeeded: bool) -> None:
+    def process_response(
+        self, req: falcon.Request, resp: falcon.Response, resource: object, req_succeeded: bool
+    ) -> None:
         version = getattr(req.context, "microversion", None)
         if version is not None:
             resp.set_header(mv.HEADER, f"{mv.SERVICE_TYPE} {version}")
@@ -144,8 +153,9 @@ class ErrorRenderer:
         app.add_error_handler(falcon.HTTPError, self.handle_falcon)
         app.add_error_handler(errors.PlacementError, self.handle)
 
-    def handle(self, req: falcon.Request, resp: falcon.Response,
-               error: errors.PlacementError, params: dict) -> None:
+    def handle(
+        self, req: falcon.Request, resp: falcon.Response, error: errors.PlacementError, params: dict
+    ) -> None:
         version = getattr(req.context, "microversion", None)
         with_code = version is not None and version >= mv.ERROR_CODES
         resp.status = error.status
@@ -157,12 +167,14 @@ class ErrorRenderer:
             resp.data = b""
             return
         content_type, body = errors.render(
-            error, req.env, request_id=req.env.get(auth.REQUEST_ID_KEY), with_code=with_code)
+            error, req.env, request_id=req.env.get(auth.REQUEST_ID_KEY), with_code=with_code
+        )
         resp.content_type = content_type
         resp.data = body
 
-    def handle_falcon(self, req: falcon.Request, resp: falcon.Response,
-                      error: falcon.HTTPError, params: dict) -> None:
+    def handle_falcon(
+        self, req: falcon.Request, resp: falcon.Response, error: falcon.HTTPError, params: dict
+    ) -> None:
         if isinstance(error, falcon.HTTPMethodNotAllowed):
             allow = self.allow_by_route.get(req.uri_template or "")
             self.handle(req, resp, errors.MethodNotAllowed(allow), params)
@@ -173,10 +185,14 @@ class ErrorRenderer:
             generic.status = error.status_code
             self.handle(req, resp, generic, params)
 
-    def handle_unexpected(self, req: falcon.Request, resp: falcon.Response,
-                          error: Exception, params: dict) -> None:
-        ERROR_LOG.error("Uncaught exception [%s] %s %s\n%s",
-                        req.env.get(auth.REQUEST_ID_KEY), req.method, req.path,
-                        "".join(traceback.format_exception(error)))
-        self.handle(req, resp, errors.InternalError(
-            "Uncaught exception"), params)
+    def handle_unexpected(
+        self, req: falcon.Request, resp: falcon.Response, error: Exception, params: dict
+    ) -> None:
+        ERROR_LOG.error(
+            "Uncaught exception [%s] %s %s\n%s",
+            req.env.get(auth.REQUEST_ID_KEY),
+            req.method,
+            req.path,
+            "".join(traceback.format_exception(error)),
+        )
+        self.handle(req, resp, errors.InternalError("Uncaught exception"), params)

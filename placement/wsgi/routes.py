@@ -30,8 +30,11 @@ ROUTES: list[tuple[str, type, str]] = [
     ("/resource_providers", resource_provider.ResourceProviders, "GET, POST"),
     ("/resource_providers/{uuid}", resource_provider.ResourceProvider, "GET, DELETE, PUT"),
     ("/resource_providers/{uuid}/inventories", inventory.Inventories, "GET, POST, PUT, DELETE"),
-    ("/resource_providers/{uuid}/inventories/{resource_class}", inventory.Inventory,
-     "GET, PUT, DELETE"),
+    (
+        "/resource_providers/{uuid}/inventories/{resource_class}",
+        inventory.Inventory,
+        "GET, PUT, DELETE",
+    ),
     ("/resource_providers/{uuid}/aggregates", aggregate.Aggregates, "GET, PUT"),
     ("/resource_providers/{uuid}/usages", usage.ProviderUsages, "GET"),
     ("/usages", usage.Usages, "GET"),

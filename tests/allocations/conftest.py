@@ -29,8 +29,9 @@ class Api:
     def __getattr__(self, name: str) -> Any:  # get/put/post/delete/request
         return getattr(self.client, name)
 
-    def ok(self, method: str, url: str, json: Any = None, version: str = "latest",
-           **kwargs: Any) -> direct.Response:
+    def ok(
+        self, method: str, url: str, json: Any = None, version: str = "latest", **kwargs: Any
+    ) -> direct.Response:
         resp = self.client.request(method, url, json=json, version=version, **kwargs)
         assert resp.status_code < 400, (method, url, resp.status_code, resp.text)
         return resp
@@ -38,16 +39,19 @@ class Api:
     def provider(self, parent: str | None = None, **inventories: Any) -> str:
         """A new provider, with ``VCPU={"total": 8}``-style inventories."""
         rp = str(uuid.uuid4())
-        self.ok("POST", "/resource_providers",
-                {"name": rp, "uuid": rp, "parent_provider_uuid": parent})
+        self.ok(
+            "POST", "/resource_providers", {"name": rp, "uuid": rp, "parent_provider_uuid": parent}
+        )
         if inventories:
             self.set_inventory(rp, **inventories)
         return rp
 
     def set_inventory(self, rp: str, **inventories: Any) -> None:
-        self.ok("PUT", f"/resource_providers/{rp}/inventories",
-                {"resource_provider_generation": self.generation(rp),
-                 "inventories": inventories})
+        self.ok(
+            "PUT",
+            f"/resource_providers/{rp}/inventories",
+            {"resource_provider_generation": self.generation(rp), "inventories": inventories},
+        )
 
     def generation(self, rp: str) -> int:
         return self.ok("GET", f"/resource_providers/{rp}").json()["generation"]
@@ -65,21 +69,47 @@ class Api:
         assert resp.status_code == 204, (resp.status_code, resp.text)
         return consumer
 
-    def allocate(self, consumer: str, allocations: dict[str, dict[str, int]], *,
-                 generation: Any = None, version: str = "1.38", project: str = "project",
-                 user: str = "user", consumer_type: str = "INSTANCE") -> direct.Response:
+    def allocate(
+        self,
+        consumer: str,
+        allocations: dict[str, dict[str, int]],
+        *,
+        generation: Any = None,
+        version: str = "1.38",
+        project: str = "project",
+        user: str = "user",
+        consumer_type: str = "INSTANCE",
+    ) -> direct.Response:
         """PUT ``{provider: {class: amount}}`` for ``consumer`` in the dict form."""
-        return self.client.put(f"/allocations/{consumer}", json=body(
-            allocations, generation=generation, version=version, project=project,
-            user=user, consumer_type=consumer_type), version=version)
+        return self.client.put(
+            f"/allocations/{consumer}",
+            json=body(
+                allocations,
+                generation=generation,
+                version=version,
+                project=project,
+                user=user,
+                consumer_type=consumer_type,
+            ),
+            version=version,
+        )
 
 
-def body(allocations: dict[str, dict[str, int]], *, generation: Any = None,
-         version: str = "1.38", project: str = "project", user: str = "user",
-         consumer_type: str = "INSTANCE") -> dict:
+def body(
+    allocations: dict[str, dict[str, int]],
+    *,
+    generation: Any = None,
+    version: str = "1.38",
+    project: str = "project",
+    user: str = "user",
+    consumer_type: str = "INSTANCE",
+) -> dict:
     """One consumer's dict-form entry at ``version`` (1.12 and later)."""
-    entry: dict = {"allocations": {rp: {"resources": r} for rp, r in allocations.items()},
-                   "project_id": project, "user_id": user}
+    entry: dict = {
+        "allocations": {rp: {"resources": r} for rp, r in allocations.items()},
+        "project_id": project,
+        "user_id": user,
+    }
     minor = int(version.split(".")[1])
     if minor >= 28:
         entry["consumer_generation"] = generation

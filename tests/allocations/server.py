@@ -32,19 +32,33 @@ def gunicorn(database_url: str, *, workers: int = 3, ready_timeout: float = 60) 
     """Serve ``database_url`` until the block ends; yields the base URL."""
     with tempfile.TemporaryDirectory(prefix="placement-server-") as confdir:
         with open(os.path.join(confdir, "placement.conf"), "w") as conf:
-            conf.write(f"[api]\nauth_strategy = noauth2\n"
-                       f"[placement_database]\nconnection = {database_url}\n")
+            conf.write(
+                f"[api]\nauth_strategy = noauth2\n"
+                f"[placement_database]\nconnection = {database_url}\n"
+            )
         port = free_port()
         log_path = os.path.join(confdir, "server.log")
         env = {k: v for k, v in os.environ.items() if not k.startswith("OS_")}
         env["OS_PLACEMENT_CONFIG_DIR"] = confdir
         with open(log_path, "w") as log:
             process = subprocess.Popen(
-                [GUNICORN, "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
-                 "--graceful-timeout", "5", "--no-control-socket",
-                 "placement.wsgi.api:application"],
-                stdout=log, stderr=subprocess.STDOUT, env=env, cwd=confdir,
-                start_new_session=True)
+                [
+                    GUNICORN,
+                    "--bind",
+                    f"127.0.0.1:{port}",
+                    "--workers",
+                    str(workers),
+                    "--graceful-timeout",
+                    "5",
+                    "--no-control-socket",
+                    "placement.wsgi.api:application",
+                ],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=env,
+                cwd=confdir,
+                start_new_session=True,
+            )
         base = f"http://127.0.0.1:{port}"
         try:
             _wait_until_ready(base, process, log_path, ready_timeout)
@@ -59,8 +73,7 @@ def gunicorn(database_url: str, *, workers: int = 3, ready_timeout: float = 60) 
                 process.wait()
 
 
-def _wait_until_ready(base: str, process: subprocess.Popen, log_path: str,
-                      timeout: float) -> None:
+def _wait_until_ready(base: str, process: subprocess.Popen, log_path: str, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:

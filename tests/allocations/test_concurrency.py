@@ -57,9 +57,13 @@ class ClaimLog:
 
 
 def _claim_body(consumer_allocations: dict[str, dict[str, int]]) -> dict:
-    return {"allocations": {rp: {"resources": r} for rp, r in consumer_allocations.items()},
-            "project_id": "claims", "user_id": "claimer", "consumer_generation": None,
-            "consumer_type": "INSTANCE"}
+    return {
+        "allocations": {rp: {"resources": r} for rp, r in consumer_allocations.items()},
+        "project_id": "claims",
+        "user_id": "claimer",
+        "consumer_generation": None,
+        "consumer_type": "INSTANCE",
+    }
 
 
 def claim_until_full(send: Send, wanted: dict[str, dict[str, int]], seed: int) -> ClaimLog:
@@ -72,11 +76,11 @@ def claim_until_full(send: Send, wanted: dict[str, dict[str, int]], seed: int) -
     while True:
         consumers = [str(uuid.uuid4()) for _ in range(rng.choice((1, 2)))]
         if len(consumers) == 1:
-            status, body = send("PUT", f"/allocations/{consumers[0]}",
-                                _claim_body(wanted), "1.38")
+            status, body = send("PUT", f"/allocations/{consumers[0]}", _claim_body(wanted), "1.38")
         else:
-            status, body = send("POST", "/allocations",
-                                {c: _claim_body(wanted) for c in consumers}, "1.38")
+            status, body = send(
+                "POST", "/allocations", {c: _claim_body(wanted) for c in consumers}, "1.38"
+            )
         if status == 204:
             log.claimed.update({c: wanted for c in consumers})
         elif status >= 500:
@@ -91,8 +95,9 @@ def claim_until_full(send: Send, wanted: dict[str, dict[str, int]], seed: int) -
             raise AssertionError(f"unexpected answer {status}: {body}")
 
 
-def check_no_overcommit(send: Send, log: ClaimLog, capacities: dict[str, dict[str, int]],
-                        *, full: bool) -> None:
+def check_no_overcommit(
+    send: Send, log: ClaimLog, capacities: dict[str, dict[str, int]], *, full: bool
+) -> None:
     """Usage within capacity, equal to the successful claims, each claim present."""
     assert log.server_errors == []
     for rp, capacity in capacities.items():
@@ -109,6 +114,7 @@ def check_no_overcommit(send: Send, log: ClaimLog, capacities: dict[str, dict[st
 
 
 # --- transports -------------------------------------------------------------------
+
 
 def wsgi_sender(app: Any) -> Send:
     client = direct.Client(app, host="localhost", latest_microversion=False)
@@ -128,9 +134,12 @@ class HttpSender:
         self.host, self.port = parts.hostname, parts.port
 
     def __call__(self, method: str, path: str, body: Any, version: str) -> tuple[int, Any]:
-        headers = {"x-auth-token": "admin", "x-roles": "admin,service",
-                   "accept": "application/json",
-                   "openstack-api-version": f"placement {version}"}
+        headers = {
+            "x-auth-token": "admin",
+            "x-roles": "admin,service",
+            "accept": "application/json",
+            "openstack-api-version": f"placement {version}",
+        }
         data = None
         if body is not None:
             data = json.dumps(body)
@@ -151,12 +160,17 @@ def _claims_in_process(base: str, wanted: dict, seed: int) -> ClaimLog:
 
 # --- set-up ----------------------------------------------------------------------------
 
+
 def make_provider(send: Send, **inventories: dict) -> str:
     rp = str(uuid.uuid4())
     status, _ = send("POST", "/resource_providers", {"name": rp, "uuid": rp}, "1.20")
     assert status == 200
-    status, _ = send("PUT", f"/resource_providers/{rp}/inventories",
-                     {"resource_provider_generation": 0, "inventories": inventories}, "1.20")
+    status, _ = send(
+        "PUT",
+        f"/resource_providers/{rp}/inventories",
+        {"resource_provider_generation": 0, "inventories": inventories},
+        "1.20",
+    )
     assert status == 200
     return rp
 
@@ -183,8 +197,9 @@ def _scenario(send: Send) -> tuple[dict, dict]:
     return {a: {"VCPU": 1}}, {a: {"VCPU": 1}, b: {"DISK_GB": 1}}
 
 
-def _check_after_both_phases(send: Send, log: ClaimLog, single: dict, pair: dict,
-                             phase: int) -> None:
+def _check_after_both_phases(
+    send: Send, log: ClaimLog, single: dict, pair: dict, phase: int
+) -> None:
     """Phase 1 (both shapes) stops when ``a`` or ``b`` is full; phase 2 fills ``a``."""
     a, b = list(pair)
     capacities = {a: {"VCPU": VCPU_TOTAL}, b: {"DISK_GB": DISK_TOTAL}}
@@ -196,6 +211,7 @@ def _check_after_both_phases(send: Send, log: ClaimLog, single: dict, pair: dict
 
 # --- the tests -------------------------------------------------------------------------
 
+
 def test_threads_in_process_never_overcommit(in_process):
     send = in_process
     single, pair = _scenario(send)
@@ -203,8 +219,9 @@ def test_threads_in_process_never_overcommit(in_process):
     for phase, shapes in ((1, (single, pair)), (2, (single,))):
         with ThreadPoolExecutor(CLIENTS) as pool:
             for result in pool.map(
-                    lambda i, shapes=shapes: claim_until_full(send, shapes[i % len(shapes)], i),
-                    range(CLIENTS)):
+                lambda i, shapes=shapes: claim_until_full(send, shapes[i % len(shapes)], i),
+                range(CLIENTS),
+            ):
                 log.merge(result)
         _check_after_both_phases(send, log, single, pair, phase)
 
@@ -215,8 +232,10 @@ def test_processes_against_gunicorn_never_overcommit(server):
     log = ClaimLog()
     with multiprocessing.get_context("fork").Pool(CLIENTS) as pool:
         for phase, shapes in ((1, (single, pair)), (2, (single,))):
-            jobs = [pool.apply_async(_claims_in_process, (server, shapes[i % len(shapes)], i))
-                    for i in range(CLIENTS)]
+            jobs = [
+                pool.apply_async(_claims_in_process, (server, shapes[i % len(shapes)], i))
+                for i in range(CLIENTS)
+            ]
             for job in jobs:
                 log.merge(job.get(timeout=120))
             _check_after_both_phases(send, log, single, pair, phase)
@@ -235,24 +254,37 @@ def _reshape_until_done(send: Send, root: str, child: str, deadline: float) -> i
     while time.monotonic() < deadline:
         attempts += 1
         status, held = send("GET", f"/resource_providers/{root}/allocations", None, "1.28")
-        child_generation = send("GET", f"/resource_providers/{child}", None, "1.0")[1][
-            "generation"]
+        child_generation = send("GET", f"/resource_providers/{child}", None, "1.0")[1]["generation"]
         allocations = {}
         for consumer, share in held["allocations"].items():
             moved = {root: {"resources": {"VCPU": share["resources"]["VCPU"]}}}
             if "VGPU" in share["resources"]:
                 moved[child] = {"resources": {"VGPU": share["resources"]["VGPU"]}}
             allocations[consumer] = {
-                "allocations": moved, "project_id": "claims", "user_id": "claimer",
+                "allocations": moved,
+                "project_id": "claims",
+                "user_id": "claimer",
                 "consumer_generation": share["consumer_generation"],
-                "consumer_type": "INSTANCE"}
-        status, body = send("POST", "/reshaper", {
-            "inventories": {
-                root: {"resource_provider_generation": held["resource_provider_generation"],
-                       "inventories": {"VCPU": {"total": 1000}}},
-                child: {"resource_provider_generation": child_generation,
-                        "inventories": {"VGPU": {"total": VGPU_TOTAL}}}},
-            "allocations": allocations}, "1.38")
+                "consumer_type": "INSTANCE",
+            }
+        status, body = send(
+            "POST",
+            "/reshaper",
+            {
+                "inventories": {
+                    root: {
+                        "resource_provider_generation": held["resource_provider_generation"],
+                        "inventories": {"VCPU": {"total": 1000}},
+                    },
+                    child: {
+                        "resource_provider_generation": child_generation,
+                        "inventories": {"VGPU": {"total": VGPU_TOTAL}},
+                    },
+                },
+                "allocations": allocations,
+            },
+            "1.38",
+        )
         if status == 204:
             return attempts
         assert status == 409, (status, body)
@@ -289,10 +321,16 @@ def _watch(send: Send, consumers: list[str], stop: threading.Event) -> list[str]
     while not stop.is_set():
         for consumer in consumers:
             held = send("GET", f"/allocations/{consumer}", None, "1.28")[1]["allocations"]
-            vgpu = [share["resources"]["VGPU"] for share in held.values()
-                    if "VGPU" in share["resources"]]
-            vcpu = [share["resources"]["VCPU"] for share in held.values()
-                    if "VCPU" in share["resources"]]
+            vgpu = [
+                share["resources"]["VGPU"]
+                for share in held.values()
+                if "VGPU" in share["resources"]
+            ]
+            vcpu = [
+                share["resources"]["VCPU"]
+                for share in held.values()
+                if "VCPU" in share["resources"]
+            ]
             if vgpu != [1] or vcpu != [1]:
                 seen_wrong.append(f"{consumer}: {held}")
     return seen_wrong
@@ -309,8 +347,9 @@ def test_reshape_racing_with_claims_against_gunicorn(server):
 def _reshape_race(make_send: Callable[[], Send]) -> None:
     send = make_send()
     root = make_provider(send, VCPU={"total": 1000}, VGPU={"total": VGPU_TOTAL})
-    status, child_body = send("POST", "/resource_providers",
-                              {"name": f"{root}-gpu", "parent_provider_uuid": root}, "1.20")
+    status, child_body = send(
+        "POST", "/resource_providers", {"name": f"{root}-gpu", "parent_provider_uuid": root}, "1.20"
+    )
     child = child_body["uuid"]
     early = _claim_vgpu(send, root, child, EARLY_CONSUMERS)
 
@@ -321,8 +360,10 @@ def _reshape_race(make_send: Callable[[], Send]) -> None:
     with ThreadPoolExecutor(CLIENTS + 2) as pool:
         watcher = pool.submit(_watch, make_send(), list(early.claimed), stop)
         try:
-            claims = [pool.submit(_claim_vgpu, make_send(), root, child, CLAIMS_PER_CLIENT)
-                      for _ in range(CLIENTS)]
+            claims = [
+                pool.submit(_claim_vgpu, make_send(), root, child, CLAIMS_PER_CLIENT)
+                for _ in range(CLIENTS)
+            ]
             time.sleep(0.05)  # let the claims get going before the reshape starts
             reshaper = pool.submit(_reshape_until_done, make_send(), root, child, deadline)
             for claim in claims:
@@ -337,5 +378,4 @@ def _reshape_race(make_send: Callable[[], Send]) -> None:
     assert list(inventories["inventories"]) == ["VCPU"]
     # Whatever was claimed on the root before the reshape now sits on the child.
     log.claimed = {c: {root: {"VCPU": 1}, child: {"VGPU": 1}} for c in log.claimed}
-    check_no_overcommit(send, log, {root: {"VCPU": 1000}, child: {"VGPU": VGPU_TOTAL}},
-                        full=False)
+    check_no_overcommit(send, log, {root: {"VCPU": 1000}, child: {"VGPU": VGPU_TOTAL}}, full=False)

@@ -42,28 +42,55 @@ def test_reshape_moves_allocated_vgpu_to_a_new_child(conf, no_sockets):
     consumer = new_uuid()
     with PlacementDirect(conf, latest_microversion=True) as client:
         root = client.post("/resource_providers", json={"name": "compute1"}).json()["uuid"]
-        client.put(f"/resource_providers/{root}/inventories", json={
-            "resource_provider_generation": 0,
-            "inventories": {"VCPU": {"total": 8}, "VGPU": {"total": 4}}})
-        resp = client.put(f"/allocations/{consumer}", json={
-            "allocations": {root: {"resources": {"VCPU": 2, "VGPU": 1}}},
-            "project_id": "p", "user_id": "u", "consumer_generation": None,
-            "consumer_type": "INSTANCE"})
+        client.put(
+            f"/resource_providers/{root}/inventories",
+            json={
+                "resource_provider_generation": 0,
+                "inventories": {"VCPU": {"total": 8}, "VGPU": {"total": 4}},
+            },
+        )
+        resp = client.put(
+            f"/allocations/{consumer}",
+            json={
+                "allocations": {root: {"resources": {"VCPU": 2, "VGPU": 1}}},
+                "project_id": "p",
+                "user_id": "u",
+                "consumer_generation": None,
+                "consumer_type": "INSTANCE",
+            },
+        )
         assert resp.status_code == 204
-        child = client.post("/resource_providers", json={
-            "name": "compute1_pgpu0", "parent_provider_uuid": root}).json()["uuid"]
+        child = client.post(
+            "/resource_providers", json={"name": "compute1_pgpu0", "parent_provider_uuid": root}
+        ).json()["uuid"]
 
-        resp = client.post("/reshaper", json={
-            "inventories": {
-                root: {"resource_provider_generation": 2,
-                       "inventories": {"VCPU": {"total": 8}}},
-                child: {"resource_provider_generation": 0,
-                        "inventories": {"VGPU": {"total": 4}}}},
-            "allocations": {consumer: {
-                "allocations": {root: {"resources": {"VCPU": 2}},
-                                child: {"resources": {"VGPU": 1}}},
-                "project_id": "p", "user_id": "u", "consumer_generation": 1,
-                "consumer_type": "INSTANCE"}}})
+        resp = client.post(
+            "/reshaper",
+            json={
+                "inventories": {
+                    root: {
+                        "resource_provider_generation": 2,
+                        "inventories": {"VCPU": {"total": 8}},
+                    },
+                    child: {
+                        "resource_provider_generation": 0,
+                        "inventories": {"VGPU": {"total": 4}},
+                    },
+                },
+                "allocations": {
+                    consumer: {
+                        "allocations": {
+                            root: {"resources": {"VCPU": 2}},
+                            child: {"resources": {"VGPU": 1}},
+                        },
+                        "project_id": "p",
+                        "user_id": "u",
+                        "consumer_generation": 1,
+                        "consumer_type": "INSTANCE",
+                    }
+                },
+            },
+        )
         assert resp.status_code == 204, resp.text
 
         inventories = client.get(f"/resource_providers/{root}/inventories").json()
@@ -79,8 +106,7 @@ def test_defaults_to_the_base_microversion(conf, no_sockets):
     with PlacementDirect(conf) as client:
         resp = client.get("/")
         assert resp.headers["OpenStack-API-Version"] == "placement 1.0"
-        assert client.get("/", version="1.30").headers["openstack-api-version"] == \
-            "placement 1.30"
+        assert client.get("/", version="1.30").headers["openstack-api-version"] == "placement 1.30"
     with PlacementDirect(conf, latest_microversion=True) as client:
         assert client.get("/").headers.get("openstack-api-version") == "placement 1.39"
 
@@ -102,8 +128,11 @@ def test_errors_come_back_as_responses(conf, no_sockets):
         assert resp.status_code == 404
         assert resp.json()["errors"][0]["status"] == 404
         assert "could not be found" in resp.text
-        resp = client.put(f"/allocations/{new_uuid()}", json={"allocations": {}},
-                          headers={"Content-Type": "text/plain"})
+        resp = client.put(
+            f"/allocations/{new_uuid()}",
+            json={"allocations": {}},
+            headers={"Content-Type": "text/plain"},
+        )
         assert resp.status_code == 415
 
 

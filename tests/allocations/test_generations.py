@@ -23,8 +23,11 @@ def test_put_bumps_every_named_provider_once(api):
 def test_post_bumps_a_provider_named_by_two_consumers_once(api):
     a = api.provider(VCPU={"total": 8})
     before = api.generation(a)
-    api.ok("POST", "/allocations", {new_uuid(): body({a: {"VCPU": 1}}),
-                                    new_uuid(): body({a: {"VCPU": 2}})})
+    api.ok(
+        "POST",
+        "/allocations",
+        {new_uuid(): body({a: {"VCPU": 1}}), new_uuid(): body({a: {"VCPU": 2}})},
+    )
     assert api.generation(a) == before + 1
 
 
@@ -73,10 +76,18 @@ def test_failed_write_bumps_nothing(api):
 
 
 def _reshape(api, inventories: dict, allocations: dict, version: str = "1.38"):
-    return api.ok("POST", "/reshaper", {
-        "inventories": {rp: {"resource_provider_generation": api.generation(rp),
-                             "inventories": inv} for rp, inv in inventories.items()},
-        "allocations": allocations}, version=version)
+    return api.ok(
+        "POST",
+        "/reshaper",
+        {
+            "inventories": {
+                rp: {"resource_provider_generation": api.generation(rp), "inventories": inv}
+                for rp, inv in inventories.items()
+            },
+            "allocations": allocations,
+        },
+        version=version,
+    )
 
 
 def test_reshape_non_empty_inventory_not_in_allocations_is_plus_two(api):
@@ -125,8 +136,12 @@ def test_first_write_leaves_generation_one_and_each_write_adds_one(api):
     assert api.held(consumer)["consumer_generation"] == 1
     api.allocate(consumer, {a: {"VCPU": 1}}, generation=1)  # identical: still a bump
     api.allocate(consumer, {a: {"VCPU": 1}}, version="1.27")  # unchecked: still a bump
-    api.ok("PUT", f"/allocations/{consumer}", {"allocations": [
-        {"resource_provider": {"uuid": a}, "resources": {"VCPU": 1}}]}, version="1.0")
+    api.ok(
+        "PUT",
+        f"/allocations/{consumer}",
+        {"allocations": [{"resource_provider": {"uuid": a}, "resources": {"VCPU": 1}}]},
+        version="1.0",
+    )
     assert api.held(consumer)["consumer_generation"] == 4
 
 
@@ -134,8 +149,11 @@ def test_post_bumps_each_consumer(api):
     a = api.provider(VCPU={"total": 8})
     first, second = new_uuid(), new_uuid()
     api.allocate(first, {a: {"VCPU": 1}})
-    api.ok("POST", "/allocations", {first: body({a: {"VCPU": 2}}, generation=1),
-                                    second: body({a: {"VCPU": 1}})})
+    api.ok(
+        "POST",
+        "/allocations",
+        {first: body({a: {"VCPU": 2}}, generation=1), second: body({a: {"VCPU": 1}})},
+    )
     assert api.held(first)["consumer_generation"] == 2
     assert api.held(second)["consumer_generation"] == 1
 
@@ -154,13 +172,17 @@ def test_generation_mismatches(api):
     a = api.provider(VCPU={"total": 8})
     consumer = new_uuid()
     assert error(api.allocate(consumer, {a: {"VCPU": 1}}, generation=3)) == (
-        409, "placement.concurrent_update", _detail(
-            "consumer generation conflict - expected null but got 3"))
+        409,
+        "placement.concurrent_update",
+        _detail("consumer generation conflict - expected null but got 3"),
+    )
     api.allocate(consumer, {a: {"VCPU": 1}})
     for given, shown in ((None, "None"), (0, "0"), (2, "2")):
         assert error(api.allocate(consumer, {a: {"VCPU": 1}}, generation=given)) == (
-            409, "placement.concurrent_update", _detail(
-                f"consumer generation conflict - expected 1 but got {shown}"))
+            409,
+            "placement.concurrent_update",
+            _detail(f"consumer generation conflict - expected 1 but got {shown}"),
+        )
     assert api.held(consumer)["consumer_generation"] == 1
 
 

@@ -21,21 +21,31 @@ def _write(consumer: str, allocations: dict, **kwargs) -> allocation.ConsumerWri
 def test_replace_then_read_both_ways(api):
     a, b = api.provider(VCPU={"total": 8}), api.provider(DISK_GB={"total": 100})
     consumer = new_uuid()
-    allocation.replace(api.engine, [_write(consumer, {a: {"VCPU": 2}, b: {"DISK_GB": 10}},
-                                           consumer_type="INSTANCE")], attempts=3)
+    allocation.replace(
+        api.engine,
+        [_write(consumer, {a: {"VCPU": 2}, b: {"DISK_GB": 10}}, consumer_type="INSTANCE")],
+        attempts=3,
+    )
 
     held = allocation.get_for_consumer(api.engine, consumer)
     assert {rp: share.resources for rp, share in held.providers.items()} == {
-        a: {"VCPU": 2}, b: {"DISK_GB": 10}}
+        a: {"VCPU": 2},
+        b: {"DISK_GB": 10},
+    }
     assert (held.project_id, held.user_id, held.generation, held.consumer_type) == (
-        "project", "user", 1, "INSTANCE")
+        "project",
+        "user",
+        1,
+        "INSTANCE",
+    )
     assert held.providers[a].generation == api.generation(a)
     assert held.last_modified is not None
 
     on_b = allocation.get_for_provider(api.engine, b)
     assert on_b.generation == api.generation(b)
     assert {c: (s.generation, s.resources) for c, s in on_b.consumers.items()} == {
-        consumer: (1, {"DISK_GB": 10})}
+        consumer: (1, {"DISK_GB": 10})
+    }
 
 
 def test_reads_of_nothing(api):
@@ -49,8 +59,9 @@ def test_untyped_consumer_reads_as_unknown(api):
     a = api.provider(VCPU={"total": 8})
     consumer = new_uuid()
     allocation.replace(api.engine, [_write(consumer, {a: {"VCPU": 1}})], attempts=3)
-    assert allocation.get_for_consumer(api.engine, consumer).consumer_type == \
-        consumer_obj.UNKNOWN_TYPE
+    assert (
+        allocation.get_for_consumer(api.engine, consumer).consumer_type == consumer_obj.UNKNOWN_TYPE
+    )
 
 
 def test_delete_for_consumer(api):
@@ -66,26 +77,34 @@ def test_delete_for_consumer(api):
 def test_domain_errors(api):
     a = api.provider(VCPU={"total": 2})
     with pytest.raises(allocation.UnknownResourceClass) as unknown:
-        allocation.replace(api.engine, [_write(new_uuid(), {a: {"CUSTOM_A": 1, "CUSTOM_B": 1}})],
-                           attempts=3)
+        allocation.replace(
+            api.engine, [_write(new_uuid(), {a: {"CUSTOM_A": 1, "CUSTOM_B": 1}})], attempts=3
+        )
     assert unknown.value.message == "No such resource class CUSTOM_A."
     with pytest.raises(allocation.InvalidAllocation, match="exceed the capacity"):
         allocation.replace(api.engine, [_write(new_uuid(), {a: {"VCPU": 3}})], attempts=3)
     with pytest.raises(errors.Conflict, match="expected null but got 4"):
-        allocation.replace(api.engine, [_write(new_uuid(), {a: {"VCPU": 1}}, generation=4)],
-                           attempts=3)
+        allocation.replace(
+            api.engine, [_write(new_uuid(), {a: {"VCPU": 1}}, generation=4)], attempts=3
+        )
 
 
 def test_owner_rows_are_created_once(api):
     first = consumer_obj.owner_ids(api.engine, "shared-project", "shared-project", "SHARED")
-    assert consumer_obj.owner_ids(api.engine, "shared-project", "shared-project",
-                                  "SHARED") == first
-    project, user, consumer_type = consumer_obj.owner_ids(api.engine, "shared-project",
-                                                          "other-user")
+    assert consumer_obj.owner_ids(api.engine, "shared-project", "shared-project", "SHARED") == first
+    project, user, consumer_type = consumer_obj.owner_ids(
+        api.engine, "shared-project", "other-user"
+    )
     assert (project, consumer_type) == (first[0], None) and user != first[1]
     with reader(api.engine) as conn:
-        assert conn.execute(select(func.count()).select_from(tables.projects).where(
-            tables.projects.c.external_id == "shared-project")).scalar() == 1
+        assert (
+            conn.execute(
+                select(func.count())
+                .select_from(tables.projects)
+                .where(tables.projects.c.external_id == "shared-project")
+            ).scalar()
+            == 1
+        )
 
 
 def test_reshape_failure_changes_nothing(api):
@@ -97,10 +116,15 @@ def test_reshape_failure_changes_nothing(api):
     # The child gets VGPU and the newcomer lands there, but the root's final
     # inventory drops VGPU that the holder still uses: everything rolls back.
     with pytest.raises(inv_obj.InventoryInUse):
-        reshaper.reshape(api.engine, {
-            root: reshaper.InventoryChange(generations[0], {"VCPU": {"total": 8}}),
-            child: reshaper.InventoryChange(generations[1], {"VGPU": {"total": 2}}),
-        }, [_write(newcomer, {child: {"VGPU": 1}}, generation=None)], attempts=3)
+        reshaper.reshape(
+            api.engine,
+            {
+                root: reshaper.InventoryChange(generations[0], {"VCPU": {"total": 8}}),
+                child: reshaper.InventoryChange(generations[1], {"VGPU": {"total": 2}}),
+            },
+            [_write(newcomer, {child: {"VGPU": 1}}, generation=None)],
+            attempts=3,
+        )
     assert (api.generation(root), api.generation(child)) == generations
     assert api.usage(child) == {}
     assert allocation.get_for_consumer(api.engine, newcomer) is None

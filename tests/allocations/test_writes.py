@@ -47,8 +47,12 @@ def test_changing_project_and_user_updates_the_consumer(api):
 def test_write_below_1_8_resets_owner_but_keeps_type(api):
     a = api.provider(VCPU={"total": 8})
     consumer = api.claim({a: {"VCPU": 1}}, project="p1", user="u1", consumer_type="MIGRATION")
-    api.ok("PUT", f"/allocations/{consumer}", {"allocations": [
-        {"resource_provider": {"uuid": a}, "resources": {"VCPU": 2}}]}, version="1.7")
+    api.ok(
+        "PUT",
+        f"/allocations/{consumer}",
+        {"allocations": [{"resource_provider": {"uuid": a}, "resources": {"VCPU": 2}}]},
+        version="1.7",
+    )
     held = api.held(consumer)
     placeholder = "00000000-0000-0000-0000-000000000000"
     assert (held["project_id"], held["user_id"]) == (placeholder, placeholder)
@@ -56,14 +60,22 @@ def test_write_below_1_8_resets_owner_but_keeps_type(api):
 
 
 def test_placeholder_owner_comes_from_the_configuration(backend):
-    overrides = {"placement": {"incomplete_consumer_project_id": "legacy-project",
-                               "incomplete_consumer_user_id": "legacy-user"}}
+    overrides = {
+        "placement": {
+            "incomplete_consumer_project_id": "legacy-project",
+            "incomplete_consumer_user_id": "legacy-user",
+        }
+    }
     with rig.placement_app(backend, **overrides) as (app, conf):
         api = Api(app, conf, backend)
         a = api.provider(VCPU={"total": 8})
         consumer = new_uuid()
-        api.ok("PUT", f"/allocations/{consumer}", {"allocations": [
-            {"resource_provider": {"uuid": a}, "resources": {"VCPU": 1}}]}, version="1.0")
+        api.ok(
+            "PUT",
+            f"/allocations/{consumer}",
+            {"allocations": [{"resource_provider": {"uuid": a}, "resources": {"VCPU": 1}}]},
+            version="1.0",
+        )
         held = api.held(consumer)
         assert (held["project_id"], held["user_id"]) == ("legacy-project", "legacy-user")
 
@@ -78,17 +90,20 @@ def test_types_are_created_once(api):
 # --- nothing left behind by refused writes ------------------------------------------
 
 
-@pytest.mark.parametrize("case", ["missing provider", "unknown class", "no inventory",
-                                  "capacity", "constraints"])
+@pytest.mark.parametrize(
+    "case", ["missing provider", "unknown class", "no inventory", "capacity", "constraints"]
+)
 def test_refused_put_leaves_no_consumer(api, case):
     a = api.provider(VCPU={"total": 2, "max_unit": 1})
     consumer = new_uuid()
     project = f"project-{new_uuid()}"
-    wanted = {"missing provider": {new_uuid(): {"VCPU": 1}},
-              "unknown class": {a: {"CUSTOM_NOT_THERE": 1}},
-              "no inventory": {a: {"DISK_GB": 1}},
-              "capacity": {a: {"VCPU": 1}},
-              "constraints": {a: {"VCPU": 2}}}[case]
+    wanted = {
+        "missing provider": {new_uuid(): {"VCPU": 1}},
+        "unknown class": {a: {"CUSTOM_NOT_THERE": 1}},
+        "no inventory": {a: {"DISK_GB": 1}},
+        "capacity": {a: {"VCPU": 1}},
+        "constraints": {a: {"VCPU": 2}},
+    }[case]
     if case == "capacity":
         api.allocate(new_uuid(), {a: {"VCPU": 1}})
         api.allocate(new_uuid(), {a: {"VCPU": 1}})
@@ -105,9 +120,11 @@ def test_refused_post_leaves_none_of_its_new_consumers(api):
     a = api.provider(VCPU={"total": 8})
     existing, fresh = new_uuid(), new_uuid()
     api.allocate(existing, {a: {"VCPU": 1}})
-    resp = api.post("/allocations", json={
-        fresh: body({a: {"VCPU": 1}}),
-        existing: body({a: {"VCPU": 1}}, generation=5)}, version="1.38")
+    resp = api.post(
+        "/allocations",
+        json={fresh: body({a: {"VCPU": 1}}), existing: body({a: {"VCPU": 1}}, generation=5)},
+        version="1.38",
+    )
     assert error(resp)[:2] == (409, "placement.concurrent_update")
     assert _consumer_rows(api, fresh) == 0
     assert api.held(existing)["consumer_generation"] == 1
@@ -172,8 +189,10 @@ def test_exhausted_retries_answer_409(api, monkeypatch):
     consumer = new_uuid()
     status, code, detail = error(api.allocate(consumer, {a: {"VCPU": 1}}))
     assert (status, code) == (409, "placement.concurrent_update")
-    assert ("Inventory and/or allocations changed while attempting to allocate: Another "
-            "thread concurrently updated the resource provider data.") in detail
+    assert (
+        "Inventory and/or allocations changed while attempting to allocate: Another "
+        "thread concurrently updated the resource provider data."
+    ) in detail
     monkeypatch.undo()
     assert api.held(consumer) == {"allocations": {}}
     assert _consumer_rows(api, consumer) == 0
@@ -182,8 +201,7 @@ def test_exhausted_retries_answer_409(api, monkeypatch):
 def test_consumer_changed_under_a_write_is_a_409_without_retry(api):
     a = api.provider(VCPU={"total": 8})
     consumer = api.claim({a: {"VCPU": 1}})
-    write = allocation.ConsumerWrite(consumer, "project", "user", {a: {"VCPU": 2}},
-                                     generation=1)
+    write = allocation.ConsumerWrite(consumer, "project", "user", {a: {"VCPU": 2}}, generation=1)
     owners = allocation.resolve_owners(api.engine, [write])
     calls = []
 
@@ -191,11 +209,14 @@ def test_consumer_changed_under_a_write_is_a_409_without_retry(api):
         calls.append(conn)
         consumers = allocation.prepare_consumers(conn, [write], owners)
         # Another writer got there between our read and our swap.
-        conn.execute(sqlalchemy.update(tables.consumers)
-                     .where(tables.consumers.c.uuid == consumer)
-                     .values(generation=tables.consumers.c.generation + 1))
-        allocation.apply(conn, [write], owners, consumers,
-                         allocation.named_providers(conn, [write]))
+        conn.execute(
+            sqlalchemy.update(tables.consumers)
+            .where(tables.consumers.c.uuid == consumer)
+            .values(generation=tables.consumers.c.generation + 1)
+        )
+        allocation.apply(
+            conn, [write], owners, consumers, allocation.named_providers(conn, [write])
+        )
 
     with pytest.raises(consumer_obj.ConcurrentUpdate):
         allocation.retry_on_conflict(api.engine, attempt, attempts=5)

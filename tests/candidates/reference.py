@@ -38,8 +38,9 @@ def answer(world: World, request: CandidateRequest) -> tuple[set[Key], set[str]]
 
 def _anchors(world: World, request: CandidateRequest) -> Iterator[int]:
     for provider in world.providers.values():
-        if provider.parent is None and _traits_ok(provider.traits, request.root_traits.required,
-                                                  request.root_traits.forbidden):
+        if provider.parent is None and _traits_ok(
+            provider.traits, request.root_traits.required, request.root_traits.forbidden
+        ):
             yield provider.id
 
 
@@ -49,8 +50,12 @@ def _traits_ok(have: set[str], required, forbidden) -> bool:
 
 def _fits(provider: Provider, name: str, amount: int) -> bool:
     inv = provider.inventories.get(name)
-    return (inv is not None and provider.used.get(name, 0) + amount <= inv.capacity
-            and inv.min_unit <= amount <= inv.max_unit and amount % inv.step_size == 0)
+    return (
+        inv is not None
+        and provider.used.get(name, 0) + amount <= inv.capacity
+        and inv.min_unit <= amount <= inv.max_unit
+        and amount % inv.step_size == 0
+    )
 
 
 def _in_all(aggregates: set[str], member_of) -> bool:
@@ -59,8 +64,11 @@ def _in_all(aggregates: set[str], member_of) -> bool:
 
 def _served(world: World, provider: Provider) -> set[int]:
     """Roots of the trees a sharing provider serves (through any aggregate)."""
-    return {world.root(other.id) for other in world.providers.values()
-            if other.aggregates & provider.aggregates}
+    return {
+        world.root(other.id)
+        for other in world.providers.values()
+        if other.aggregates & provider.aggregates
+    }
 
 
 def _tree(world: World, group: RequestGroup) -> int | None:
@@ -73,19 +81,33 @@ def _options(world: World, group: RequestGroup, anchor: int) -> list[tuple]:
     """Each way the group can be served under ``anchor``: ((provider, class, amount)...)
     with the providers named, plus (suffix, providers) for the mappings."""
     if group.granular:
-        return [((tuple((p.id, rc, n) for rc, n in group.resources.items())), (p.id,))
-                for p in world.providers.values() if _granular_ok(world, group, p, anchor)]
+        return [
+            ((tuple((p.id, rc, n) for rc, n in group.resources.items())), (p.id,))
+            for p in world.providers.values()
+            if _granular_ok(world, group, p, anchor)
+        ]
     per_class = []
     for name, amount in group.resources.items():
-        per_class.append([p.id for p in world.providers.values()
-                          if _unsuffixed_ok(world, group, p, name, amount, anchor)])
+        per_class.append(
+            [
+                p.id
+                for p in world.providers.values()
+                if _unsuffixed_ok(world, group, p, name, amount, anchor)
+            ]
+        )
     options = []
     for picks in itertools.product(*per_class):
         traits = set().union(*(world.providers[p].traits for p in picks))
         if all(traits & any_of for any_of in group.traits.required):
-            options.append((tuple((p, rc, n) for p, (rc, n) in
-                                  zip(picks, group.resources.items(), strict=True)),
-                            tuple(sorted(set(picks)))))
+            options.append(
+                (
+                    tuple(
+                        (p, rc, n)
+                        for p, (rc, n) in zip(picks, group.resources.items(), strict=True)
+                    ),
+                    tuple(sorted(set(picks))),
+                )
+            )
     return options
 
 
@@ -102,12 +124,12 @@ def _granular_ok(world: World, group: RequestGroup, p: Provider, anchor: int) ->
     tree = _tree(world, group)
     if group.resources and tree is not None and world.root(p.id) != tree:
         return False
-    return world.root(p.id) == anchor or (SHARING in p.traits
-                                          and anchor in _served(world, p))
+    return world.root(p.id) == anchor or (SHARING in p.traits and anchor in _served(world, p))
 
 
-def _unsuffixed_ok(world: World, group: RequestGroup, p: Provider, name: str, amount: int,
-                   anchor: int) -> bool:
+def _unsuffixed_ok(
+    world: World, group: RequestGroup, p: Provider, name: str, amount: int, anchor: int
+) -> bool:
     aggs = group.aggregates
     if not _fits(p, name, amount) or p.traits & group.traits.forbidden:
         return False
@@ -118,9 +140,13 @@ def _unsuffixed_ok(world: World, group: RequestGroup, p: Provider, name: str, am
         if on_own and not (p.aggregates | root.aggregates) & aggs.forbidden:
             return True
     anchor_aggs = world.providers[anchor].aggregates
-    return (tree is None and SHARING in p.traits and anchor in _served(world, p)
-            and _in_all(p.aggregates, aggs.member_of)
-            and not (p.aggregates | anchor_aggs) & aggs.forbidden)
+    return (
+        tree is None
+        and SHARING in p.traits
+        and anchor in _served(world, p)
+        and _in_all(p.aggregates, aggs.member_of)
+        and not (p.aggregates | anchor_aggs) & aggs.forbidden
+    )
 
 
 def _combine(world: World, request: CandidateRequest, picks) -> tuple[Key, set[int]] | None:
@@ -132,12 +158,17 @@ def _combine(world: World, request: CandidateRequest, picks) -> tuple[Key, set[i
         inv = world.providers[p].inventories[rc]
         if world.providers[p].used.get(rc, 0) + n > inv.capacity or n > inv.max_unit:
             return None
-    granular = [providers[0] for group, (_, providers) in zip(request.groups, picks, strict=True)
-                if group.granular]
+    granular = [
+        providers[0]
+        for group, (_, providers) in zip(request.groups, picks, strict=True)
+        if group.granular
+    ]
     if request.isolate and len(set(granular)) != len(granular):
         return None
-    by_suffix = {group.suffix: set(providers)
-                 for group, (_, providers) in zip(request.groups, picks, strict=True)}
+    by_suffix = {
+        group.suffix: set(providers)
+        for group, (_, providers) in zip(request.groups, picks, strict=True)
+    }
     for suffixes in request.same_subtrees:
         members = set().union(*(by_suffix[s] for s in suffixes))
         if not any(all(m in world.ancestors(o) for o in members) for m in members):
@@ -146,6 +177,8 @@ def _combine(world: World, request: CandidateRequest, picks) -> tuple[Key, set[i
     if not request.nested_aware and len({world.root(p) for p in used}) != len(used):
         return None
     uuid = lambda p: world.providers[p].uuid  # noqa: E731
-    key = (tuple(sorted((uuid(p), rc, n) for (p, rc), n in amounts.items())),
-           tuple(sorted((s, tuple(sorted(uuid(p) for p in ps))) for s, ps in by_suffix.items())))
+    key = (
+        tuple(sorted((uuid(p), rc, n) for (p, rc), n in amounts.items())),
+        tuple(sorted((s, tuple(sorted(uuid(p) for p in ps))) for s, ps in by_suffix.items())),
+    )
     return key, used

@@ -12,13 +12,15 @@ ANCHOR = 1
 
 def _facts(rooms: dict, roots: dict | None = None, **kwargs) -> Facts:
     providers = {p for p, _ in rooms}
-    return Facts(rooms={key: Room(left, max_unit) for key, (left, max_unit) in rooms.items()},
-                 roots=roots or dict.fromkeys(providers, ANCHOR), **kwargs)
+    return Facts(
+        rooms={key: Room(left, max_unit) for key, (left, max_unit) in rooms.items()},
+        roots=roots or dict.fromkeys(providers, ANCHOR),
+        **kwargs,
+    )
 
 
 def _slot(suffix: str, amounts, providers, *, granular=True, shared=()) -> Slot:
-    return Slot(SlotSpec(suffix, granular, tuple(amounts)), {ANCHOR: list(providers)},
-                set(shared))
+    return Slot(SlotSpec(suffix, granular, tuple(amounts)), {ANCHOR: list(providers)}, set(shared))
 
 
 def _run(slots, facts, rules=Rules(), seen=None):
@@ -39,8 +41,10 @@ def test_isolate_keeps_suffixed_groups_apart():
     slots = [_slot("1", [(VCPU, 1)], [2, 3]), _slot("2", [(VCPU, 1)], [2, 3])]
     assert len(_run(slots, facts)) == 4
     isolated = _run(slots, facts, Rules(isolate=True))
-    assert sorted(c.mappings for c in isolated) == [(("1", (2,)), ("2", (3,))),
-                                                   (("1", (3,)), ("2", (2,)))]
+    assert sorted(c.mappings for c in isolated) == [
+        (("1", (2,)), ("2", (3,))),
+        (("1", (3,)), ("2", (2,))),
+    ]
 
 
 def test_isolate_ignores_the_unsuffixed_group():
@@ -53,18 +57,20 @@ def test_same_subtree_needs_a_common_ancestor_among_the_chosen():
     # 1 ─┬─ 2 ── 4
     #    └─ 3
     ancestry = Ancestry({1: None, 2: 1, 3: 1, 4: 2})
-    facts = _facts({(2, VCPU): (8, 8), (3, VCPU): (8, 8), (4, DISK): (8, 8)},
-                   ancestry=ancestry)
+    facts = _facts({(2, VCPU): (8, 8), (3, VCPU): (8, 8), (4, DISK): (8, 8)}, ancestry=ancestry)
     slots = [_slot("_C", [(VCPU, 1)], [2, 3]), _slot("_D", [(DISK, 1)], [4])]
     found = _run(slots, facts, Rules(same_subtrees=(frozenset({"_C", "_D"}),)))
     assert [c.mappings for c in found] == [(("_C", (2,)), ("_D", (4,)))]
 
 
 def test_one_provider_per_tree_before_1_29():
-    facts = _facts({(2, VCPU): (8, 8), (3, DISK): (8, 8), (9, DISK): (8, 8)},
-                   roots={2: 1, 3: 1, 9: 9})
-    slots = [_slot("", [(VCPU, 1)], [2], granular=False),
-             _slot("", [(DISK, 1)], [3, 9], granular=False)]
+    facts = _facts(
+        {(2, VCPU): (8, 8), (3, DISK): (8, 8), (9, DISK): (8, 8)}, roots={2: 1, 3: 1, 9: 9}
+    )
+    slots = [
+        _slot("", [(VCPU, 1)], [2], granular=False),
+        _slot("", [(DISK, 1)], [3, 9], granular=False),
+    ]
     assert len(_run(slots, facts)) == 2
     found = _run(slots, facts, Rules(one_provider_per_tree=True))
     assert [c.allocations for c in found] == [((2, VCPU, 1), (9, DISK, 1))]
@@ -72,10 +78,14 @@ def test_one_provider_per_tree_before_1_29():
 
 
 def test_unsuffixed_traits_are_satisfied_collectively():
-    facts = _facts({(2, VCPU): (8, 8), (3, DISK): (8, 8), (4, DISK): (8, 8)},
-                   trait_bits={2: 0b01, 3: 0b10, 4: 0})
-    slots = [_slot("", [(VCPU, 1)], [2], granular=False),
-             _slot("", [(DISK, 1)], [3, 4], granular=False)]
+    facts = _facts(
+        {(2, VCPU): (8, 8), (3, DISK): (8, 8), (4, DISK): (8, 8)},
+        trait_bits={2: 0b01, 3: 0b10, 4: 0},
+    )
+    slots = [
+        _slot("", [(VCPU, 1)], [2], granular=False),
+        _slot("", [(DISK, 1)], [3, 4], granular=False),
+    ]
     found = _run(slots, facts, Rules(trait_bits=0b11))
     assert [c.mappings for c in found] == [(("", (2, 3)),)]
 
@@ -85,8 +95,10 @@ def test_resourceless_groups_only_map():
     slots = [_slot("_A", [(VCPU, 1)], [2]), _slot("_B", [], [2, 5])]
     found = _run(slots, facts)
     assert [c.allocations for c in found] == [((2, VCPU, 1),), ((2, VCPU, 1),)]
-    assert [c.mappings for c in found] == [(("_A", (2,)), ("_B", (2,))),
-                                           (("_A", (2,)), ("_B", (5,)))]
+    assert [c.mappings for c in found] == [
+        (("_A", (2,)), ("_B", (2,))),
+        (("_A", (2,)), ("_B", (5,))),
+    ]
 
 
 def test_all_sharing_candidates_are_returned_once_across_anchors():
@@ -100,8 +112,10 @@ def test_all_sharing_candidates_are_returned_once_across_anchors():
 
 
 def test_anchors_are_those_every_slot_can_serve():
-    slots = [Slot(SlotSpec("1", True, ()), {1: [1], 5: [6], 9: [9]}),
-             Slot(SlotSpec("2", True, ()), {9: [9], 5: [5]})]
+    slots = [
+        Slot(SlotSpec("1", True, ()), {1: [1], 5: [6], 9: [9]}),
+        Slot(SlotSpec("2", True, ()), {9: [9], 5: [5]}),
+    ]
     assert Search([s.spec for s in slots], Rules()).anchors(slots) == [5, 9]
 
 

@@ -80,8 +80,7 @@ def test_randomized_limit_samples_among_all(db_engine, hosts):
 
 def test_randomized_without_limit_returns_everything(db_engine, hosts):
     body = _find(db_engine, [("resources", "VCPU:1")], randomize=True)
-    assert sorted(_hosts_of(body)) == sorted(p.uuid for n, p in hosts.providers.items()
-                                             if n != 4)
+    assert sorted(_hosts_of(body)) == sorted(p.uuid for n, p in hosts.providers.items() if n != 4)
 
 
 @pytest.fixture
@@ -114,8 +113,10 @@ def test_identical_groups_get_every_arrangement(db_engine, two_trees):
     body = _find(db_engine, pairs)
     # Per tree, three single-unit children for three groups: 3! ways.
     assert len(body["allocation_requests"]) == 12
-    mappings = {tuple(sorted((k, tuple(v)) for k, v in ar["mappings"].items()))
-                for ar in body["allocation_requests"]}
+    mappings = {
+        tuple(sorted((k, tuple(v)) for k, v in ar["mappings"].items()))
+        for ar in body["allocation_requests"]
+    }
     assert len(mappings) == 12
 
 
@@ -127,8 +128,12 @@ def test_before_1_29_summaries_include_providers_cut_by_limit(db_engine, two_tre
 
 
 def test_an_unknown_name_after_a_group_without_match_is_no_error(db_engine, two_trees):
-    pairs = [("resources_A", "VCPU:1"), ("resources_B", "VGPU:1"),
-             ("required_B", "CUSTOM_NOT_A_TRAIT"), ("group_policy", "none")]
+    pairs = [
+        ("resources_A", "VCPU:1"),
+        ("resources_B", "VGPU:1"),
+        ("required_B", "CUSTOM_NOT_A_TRAIT"),
+        ("group_policy", "none"),
+    ]
     assert _find(db_engine, pairs) == {"allocation_requests": [], "provider_summaries": {}}
     pairs[0] = ("resources_A", "VGPU:1")
     with pytest.raises(errors.BadRequest, match="No such trait"):
@@ -141,12 +146,23 @@ def test_unknown_class_is_checked_before_an_unknown_aggregate(db_engine, two_tre
         _find(db_engine, [("resources", "CUSTOM_NOPE:1"), ("member_of", agg)])
     # An aggregate nobody is in makes the group match nothing: its traits
     # are then not looked at.
-    assert _find(db_engine, [("resources", "VGPU:1"), ("member_of", agg),
-                             ("required", "CUSTOM_NOPE")])["allocation_requests"] == []
+    assert (
+        _find(
+            db_engine, [("resources", "VGPU:1"), ("member_of", agg), ("required", "CUSTOM_NOPE")]
+        )["allocation_requests"]
+        == []
+    )
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[
-    HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+    ],
+)
 @given(data=st.data())
 def test_a_limit_returns_the_first_of_the_whole_answer(db_engine, small_windows, data):
     world = data.draw(worlds())
@@ -176,21 +192,31 @@ def test_summaries_read_long_trait_lists_and_exact_ratios(db_engine):
     comes back whole and in id order, and capacity uses the allocation ratio exactly as the
     driver reads the column (as upstream computes it)."""
     with reader(db_engine) as conn:
-        every_trait = list(conn.execute(select(tables.traits.c.name)
-                                        .order_by(tables.traits.c.id)).scalars())
+        every_trait = list(
+            conn.execute(select(tables.traits.c.name).order_by(tables.traits.c.id)).scalars()
+        )
     world = World()
-    world.add(inventories={"VCPU": Inventory(7, allocation_ratio=1.3333333),
-                           "MEMORY_MB": Inventory(1000, reserved=1, allocation_ratio=0.9),
-                           "DISK_GB": Inventory(3, allocation_ratio=1 / 3)},
-              traits=set(every_trait))
+    world.add(
+        inventories={
+            "VCPU": Inventory(7, allocation_ratio=1.3333333),
+            "MEMORY_MB": Inventory(1000, reserved=1, allocation_ratio=0.9),
+            "DISK_GB": Inventory(3, allocation_ratio=1 / 3),
+        },
+        traits=set(every_trait),
+    )
     write(db_engine, world)
     try:
         with reader(db_engine) as conn:
-            read_back = dict(conn.execute(
-                select(tables.resource_classes.c.name, tables.inventories.c.allocation_ratio)
-                .join(tables.inventories,
-                      tables.inventories.c.resource_class_id == tables.resource_classes.c.id)
-            ).all())
+            read_back = dict(
+                conn.execute(
+                    select(
+                        tables.resource_classes.c.name, tables.inventories.c.allocation_ratio
+                    ).join(
+                        tables.inventories,
+                        tables.inventories.c.resource_class_id == tables.resource_classes.c.id,
+                    )
+                ).all()
+            )
         body = _find(db_engine, [("resources", "VCPU:1")])
         summary = body["provider_summaries"][world.providers[1].uuid]
         assert len(", ".join(every_trait)) > 1024
@@ -198,6 +224,7 @@ def test_summaries_read_long_trait_lists_and_exact_ratios(db_engine):
         assert summary["resources"] == {
             "VCPU": {"capacity": int(7 * read_back["VCPU"]), "used": 0},
             "MEMORY_MB": {"capacity": int(999 * read_back["MEMORY_MB"]), "used": 0},
-            "DISK_GB": {"capacity": int(3 * read_back["DISK_GB"]), "used": 0}}
+            "DISK_GB": {"capacity": int(3 * read_back["DISK_GB"]), "used": 0},
+        }
     finally:
         erase(db_engine, world)

@@ -46,11 +46,16 @@ def db_engine(request: pytest.FixtureRequest) -> Iterator:
 
 inventory = st.builds(
     Inventory,
-    total=st.integers(1, 4), reserved=st.sampled_from([0, 0, 0, 1]),
-    min_unit=st.sampled_from([1, 1, 1, 2]), max_unit=st.sampled_from([1, 2, 4, 2147483647]),
-    step_size=st.sampled_from([1, 1, 1, 2]), allocation_ratio=st.sampled_from([1.0, 1.0, 1.5]))
+    total=st.integers(1, 4),
+    reserved=st.sampled_from([0, 0, 0, 1]),
+    min_unit=st.sampled_from([1, 1, 1, 2]),
+    max_unit=st.sampled_from([1, 2, 4, 2147483647]),
+    step_size=st.sampled_from([1, 1, 1, 2]),
+    allocation_ratio=st.sampled_from([1.0, 1.0, 1.5]),
+)
 inventories = st.lists(st.sampled_from(CLASSES), min_size=1, max_size=3, unique=True).flatmap(
-    lambda names: st.fixed_dictionaries({name: inventory for name in names}))
+    lambda names: st.fixed_dictionaries({name: inventory for name in names})
+)
 
 
 @st.composite
@@ -59,15 +64,22 @@ def worlds(draw) -> World:
 
     def provider(parent: int | None, sharing: bool = False) -> int:
         invs = draw(inventories)
-        invs = {name: inv if inv.reserved < inv.total else Inventory(inv.total)
-                for name, inv in invs.items()}
+        invs = {
+            name: inv if inv.reserved < inv.total else Inventory(inv.total)
+            for name, inv in invs.items()
+        }
         used = {name: draw(st.integers(1, 2)) for name in invs if draw(st.integers(0, 3)) == 0}
         traits = set(draw(st.sets(st.sampled_from(TRAITS), max_size=1 if sharing else 2)))
         if sharing:
             traits.add(SHARING)
         aggs = set(draw(st.sets(st.sampled_from(AGGREGATES))))
-        return world.add(parent, inventories=invs, used={k: v for k, v in used.items() if v},
-                         traits=traits, aggregates=aggs).id
+        return world.add(
+            parent,
+            inventories=invs,
+            used={k: v for k, v in used.items() if v},
+            traits=traits,
+            aggregates=aggs,
+        ).id
 
     for _ in range(draw(st.integers(1, 3))):
         root = provider(None)
@@ -88,14 +100,30 @@ def queries(draw, world: World) -> tuple[mv.Version, list[tuple[str, str]]]:
 
     def group(suffix: str, resourceless: bool) -> None:
         if not resourceless:
-            names = draw(st.lists(st.sampled_from(CLASSES), min_size=1,
-                                  max_size=draw(st.sampled_from([1, 1, 2])), unique=True))
-            pairs.append((f"resources{suffix}", ",".join(
-                f"{n}:{draw(st.sampled_from([1, 1, 1, 2]))}" for n in names)))
+            names = draw(
+                st.lists(
+                    st.sampled_from(CLASSES),
+                    min_size=1,
+                    max_size=draw(st.sampled_from([1, 1, 2])),
+                    unique=True,
+                )
+            )
+            pairs.append(
+                (
+                    f"resources{suffix}",
+                    ",".join(f"{n}:{draw(st.sampled_from([1, 1, 1, 2]))}" for n in names),
+                )
+            )
         traits = []
         if draw(st.integers(0, 2)) == 0:
-            traits = draw(st.lists(st.sampled_from(TRAITS + ["!" + t for t in TRAITS]),
-                                   min_size=1, max_size=2, unique=True))
+            traits = draw(
+                st.lists(
+                    st.sampled_from(TRAITS + ["!" + t for t in TRAITS]),
+                    min_size=1,
+                    max_size=2,
+                    unique=True,
+                )
+            )
         if resourceless and not any(not t.startswith("!") for t in traits):
             traits.append(draw(st.sampled_from(TRAITS)))
         if traits:
@@ -103,16 +131,25 @@ def queries(draw, world: World) -> tuple[mv.Version, list[tuple[str, str]]]:
         if version >= mv.ANY_OF_TRAITS and draw(st.integers(0, 3)) == 0:
             pairs.append((f"required{suffix}", "in:" + ",".join(TRAITS)))
         if draw(st.integers(0, 4)) == 0:
-            pairs.append((f"member_of{suffix}", draw(st.sampled_from(
-                AGGREGATES + ["in:" + ",".join(AGGREGATES), "!" + AGGREGATES[0]]))))
+            pairs.append(
+                (
+                    f"member_of{suffix}",
+                    draw(
+                        st.sampled_from(
+                            AGGREGATES + ["in:" + ",".join(AGGREGATES), "!" + AGGREGATES[0]]
+                        )
+                    ),
+                )
+            )
         if draw(st.integers(0, 4)) == 0:
             pairs.append((f"in_tree{suffix}", draw(st.sampled_from(uuids))))
 
     if draw(st.booleans()):
         group("", False)
     suffixes = []
-    for index in range(draw(st.sampled_from([0, 1, 1, 2, 2, 3]) if pairs else
-                            st.sampled_from([1, 1, 2, 3]))):
+    for index in range(
+        draw(st.sampled_from([0, 1, 1, 2, 2, 3]) if pairs else st.sampled_from([1, 1, 2, 3]))
+    ):
         suffix = f"_G{index}" if version >= mv.STRING_SUFFIXES else str(index + 1)
         resourceless = version >= mv.SAME_SUBTREE and index > 0 and draw(st.booleans())
         group(suffix, resourceless)
@@ -129,16 +166,29 @@ def queries(draw, world: World) -> tuple[mv.Version, list[tuple[str, str]]]:
 
 
 def _key(request: dict, with_mappings: bool):
-    allocations = tuple(sorted((u, rc, n) for u, body in request["allocations"].items()
-                               for rc, n in body["resources"].items()))
+    allocations = tuple(
+        sorted(
+            (u, rc, n)
+            for u, body in request["allocations"].items()
+            for rc, n in body["resources"].items()
+        )
+    )
     if not with_mappings:
         return allocations
-    return allocations, tuple(sorted((s, tuple(sorted(ps)))
-                                     for s, ps in request["mappings"].items()))
+    return allocations, tuple(
+        sorted((s, tuple(sorted(ps))) for s, ps in request["mappings"].items())
+    )
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[
-    HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=80,
+    deadline=None,
+    suppress_health_check=[
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+    ],
+)
 @given(data=st.data())
 def test_engine_matches_reference(db_engine, data):
     world = data.draw(worlds())

@@ -30,14 +30,15 @@ def db_engine(request: pytest.FixtureRequest) -> Iterator:
 @pytest.fixture
 def world(db_engine) -> Iterator[World]:
     """1 (aggA) ─┬─ 2: VCPU 4 (1 used), AVX
-                 └─ 3: VCPU 2 max 1, DISK 10 step 5 ── 4 (aggB): DISK 10, SSD
-       5: sharing DISK 100 (aggA); 6: a root on its own (aggB) with VCPU 8."""
+              └─ 3: VCPU 2 max 1, DISK 10 step 5 ── 4 (aggB): DISK 10, SSD
+    5: sharing DISK 100 (aggA); 6: a root on its own (aggB) with VCPU 8."""
     w = World()
     w.add(aggregates={AGG_A})
     w.add(1, inventories={"VCPU": Inventory(4)}, used={"VCPU": 1}, traits={"HW_CPU_X86_AVX"})
     w.add(1, inventories={"VCPU": Inventory(2, max_unit=1), "DISK_GB": Inventory(10, step_size=5)})
-    w.add(3, inventories={"DISK_GB": Inventory(10)}, traits={"STORAGE_DISK_SSD"},
-          aggregates={AGG_B})
+    w.add(
+        3, inventories={"DISK_GB": Inventory(10)}, traits={"STORAGE_DISK_SSD"}, aggregates={AGG_B}
+    )
     w.add(inventories={"DISK_GB": Inventory(100)}, traits={SHARING}, aggregates={AGG_A})
     w.add(inventories={"VCPU": Inventory(8)}, aggregates={AGG_B})
     write(db_engine, w)
@@ -68,23 +69,21 @@ def test_provider_rows_check_capacity_and_units(db_engine, world):
 def test_provider_rows_filter_on_the_provider_itself(db_engine, world):
     with reader(db_engine) as conn:
         avx = filters.TraitFilter((frozenset({"HW_CPU_X86_AVX"}),))
-        rows = query.provider_rows(conn, _group(conn, "1", VCPU=1, traits=avx),
-                                   window=EVERYTHING)
+        rows = query.provider_rows(conn, _group(conn, "1", VCPU=1, traits=avx), window=EVERYTHING)
         assert [r.provider for r in rows] == [2]
         in_a = filters.AggregateFilter((frozenset({AGG_A}),))
-        rows = query.provider_rows(conn, _group(conn, "1", VCPU=1, aggregates=in_a),
-                                   window=EVERYTHING)
+        rows = query.provider_rows(
+            conn, _group(conn, "1", VCPU=1, aggregates=in_a), window=EVERYTHING
+        )
         assert rows == []  # only the root is in A, and it has no VCPU
 
 
 def test_provider_rows_window_and_sharing(db_engine, world):
     with reader(db_engine) as conn:
         group = _group(conn, "1", DISK_GB=10)
-        assert [r.provider for r in query.provider_rows(conn, group, window=Window(1, 4))] == [
-            3, 4]
+        assert [r.provider for r in query.provider_rows(conn, group, window=Window(1, 4))] == [3, 4]
         sharing = resolve.sharing_trait(conn)
-        assert [r.provider for r in query.provider_rows(conn, group,
-                                                        sharing_trait=sharing)] == [5]
+        assert [r.provider for r in query.provider_rows(conn, group, sharing_trait=sharing)] == [5]
 
 
 def test_resourceless_group_needs_traits_or_aggregates(db_engine, world):
@@ -102,9 +101,19 @@ def test_class_rows_span_the_tree_through_the_root(db_engine, world):
         group = _group(conn, VCPU=1, DISK_GB=5, aggregates=in_a, traits=ssd)
         rows = query.class_rows(conn, group, window=EVERYTHING, summed=frozenset({2}))
         assert [(r.provider, r.resource_class, r.trait_bits) for r in rows] == [
-            (2, 0, 0), (3, 0, 0), (3, 2, 0), (4, 2, 1), (5, 2, 0)]
-        assert [r.room for r in rows] == [query.UNCHECKED, query.UNCHECKED, Room(10, 2147483647),
-                                          Room(10, 2147483647), Room(100, 2147483647)]
+            (2, 0, 0),
+            (3, 0, 0),
+            (3, 2, 0),
+            (4, 2, 1),
+            (5, 2, 0),
+        ]
+        assert [r.room for r in rows] == [
+            query.UNCHECKED,
+            query.UNCHECKED,
+            Room(10, 2147483647),
+            Room(10, 2147483647),
+            Room(100, 2147483647),
+        ]
 
 
 def test_class_rows_forbidden_aggregate_on_the_root_drops_the_tree(db_engine, world):
@@ -132,6 +141,7 @@ def test_sharing_anchors_are_trees_with_any_provider_in_the_aggregate(db_engine,
 
 def _trait_id(conn, name: str) -> int:
     from placement.objects import trait
+
     return trait.trait_ids_by_name(conn, [name])[name]
 
 
@@ -153,29 +163,42 @@ def test_summaries_per_version(db_engine, world):
     assert set(loaded.providers) == {1, 2, 3, 4}
     uuid = {n: world.providers[n].uuid for n in world.providers}
     old = json.loads(summaries.text(loaded, [2, 3], mv.Version(1, 16), {"VCPU"}))
-    assert old == {uuid[2]: {"resources": {"VCPU": {"capacity": 4, "used": 1}}},
-                   uuid[3]: {"resources": {"VCPU": {"capacity": 2, "used": 0}}}}
+    assert old == {
+        uuid[2]: {"resources": {"VCPU": {"capacity": 4, "used": 1}}},
+        uuid[3]: {"resources": {"VCPU": {"capacity": 2, "used": 0}}},
+    }
     new = json.loads(summaries.text(loaded, [3], mv.MAX_VERSION, {"VCPU"}))
-    assert new == {uuid[3]: {
-        "resources": {"VCPU": {"capacity": 2, "used": 0},
-                      "DISK_GB": {"capacity": 10, "used": 0}},
-        "traits": [], "parent_provider_uuid": uuid[1], "root_provider_uuid": uuid[1]}}
+    assert new == {
+        uuid[3]: {
+            "resources": {
+                "VCPU": {"capacity": 2, "used": 0},
+                "DISK_GB": {"capacity": 10, "used": 0},
+            },
+            "traits": [],
+            "parent_provider_uuid": uuid[1],
+            "root_provider_uuid": uuid[1],
+        }
+    }
     root = json.loads(summaries.text(loaded, [1], mv.MAX_VERSION, set()))[uuid[1]]
     assert root["resources"] == {}
 
 
-@pytest.mark.parametrize("version", [mv.Version(1, 10), mv.Version(1, 17), mv.Version(1, 27),
-                                     mv.Version(1, 29), mv.MAX_VERSION])
+@pytest.mark.parametrize(
+    "version",
+    [mv.Version(1, 10), mv.Version(1, 17), mv.Version(1, 27), mv.Version(1, 29), mv.MAX_VERSION],
+)
 def test_summaries_text_is_json_dumps_of_plain_dicts(db_engine, world, version):
     with reader(db_engine) as conn:
         loaded = summaries.load(conn, [1, 5])
     shown = set(loaded.providers)
     assert summaries.text(loaded, shown, version, {"VCPU"}) == json.dumps(
-        _as_dicts(loaded, shown, version, {"VCPU"}))
+        _as_dicts(loaded, shown, version, {"VCPU"})
+    )
 
 
-def _as_dicts(trees: summaries.Trees, shown: Iterable[int], version: mv.Version,
-           requested: set[str]) -> dict[str, dict]:
+def _as_dicts(
+    trees: summaries.Trees, shown: Iterable[int], version: mv.Version, requested: set[str]
+) -> dict[str, dict]:
     """``provider_summaries`` built as dicts: the plain reference that
     ``summaries.text`` must encode exactly."""
     all_classes = version >= mv.SUMMARIES_ALL_CLASSES
@@ -185,15 +208,19 @@ def _as_dicts(trees: summaries.Trees, shown: Iterable[int], version: mv.Version,
     summaries = {}
     for id_ in sorted(shown):
         provider = providers[id_]
-        summary: dict = {"resources": {
-            name: {"capacity": capacity, "used": used}
-            for name, capacity, used in provider.resources
-            if all_classes or name in requested}}
+        summary: dict = {
+            "resources": {
+                name: {"capacity": capacity, "used": used}
+                for name, capacity, used in provider.resources
+                if all_classes or name in requested
+            }
+        }
         if with_traits:
             summary["traits"] = list(provider.traits)
         if nested:
-            summary["parent_provider_uuid"] = (providers[provider.parent].uuid
-                                               if provider.parent is not None else None)
+            summary["parent_provider_uuid"] = (
+                providers[provider.parent].uuid if provider.parent is not None else None
+            )
             summary["root_provider_uuid"] = providers[provider.root].uuid
         summaries[provider.uuid] = summary
     return summaries

@@ -88,29 +88,54 @@ def write(engine: sqlalchemy.Engine, world: World) -> None:
         traits = _ids(conn, tables.traits)
         aggregates = _ids(conn, tables.placement_aggregates, key="uuid")
         for provider in world.providers.values():
-            conn.execute(insert(tables.resource_providers).values(
-                id=provider.id, uuid=provider.uuid, name=provider.uuid, generation=0,
-                parent_provider_id=provider.parent, root_provider_id=world.root(provider.id)))
+            conn.execute(
+                insert(tables.resource_providers).values(
+                    id=provider.id,
+                    uuid=provider.uuid,
+                    name=provider.uuid,
+                    generation=0,
+                    parent_provider_id=provider.parent,
+                    root_provider_id=world.root(provider.id),
+                )
+            )
             for name, inv in provider.inventories.items():
-                conn.execute(insert(tables.inventories).values(
-                    resource_provider_id=provider.id, resource_class_id=classes[name],
-                    total=inv.total, reserved=inv.reserved, min_unit=inv.min_unit,
-                    max_unit=inv.max_unit, step_size=inv.step_size,
-                    allocation_ratio=inv.allocation_ratio))
+                conn.execute(
+                    insert(tables.inventories).values(
+                        resource_provider_id=provider.id,
+                        resource_class_id=classes[name],
+                        total=inv.total,
+                        reserved=inv.reserved,
+                        min_unit=inv.min_unit,
+                        max_unit=inv.max_unit,
+                        step_size=inv.step_size,
+                        allocation_ratio=inv.allocation_ratio,
+                    )
+                )
             for name, used in provider.used.items():
-                conn.execute(insert(tables.allocations).values(
-                    resource_provider_id=provider.id, resource_class_id=classes[name],
-                    consumer_id=str(uuid.uuid4()), used=used))
+                conn.execute(
+                    insert(tables.allocations).values(
+                        resource_provider_id=provider.id,
+                        resource_class_id=classes[name],
+                        consumer_id=str(uuid.uuid4()),
+                        used=used,
+                    )
+                )
             for name in provider.traits:
-                conn.execute(insert(tables.resource_provider_traits).values(
-                    resource_provider_id=provider.id, trait_id=traits[name]))
+                conn.execute(
+                    insert(tables.resource_provider_traits).values(
+                        resource_provider_id=provider.id, trait_id=traits[name]
+                    )
+                )
             for agg_uuid in provider.aggregates:
                 if agg_uuid not in aggregates:
-                    aggregates[agg_uuid] = conn.execute(insert(tables.placement_aggregates)
-                                                        .values(uuid=agg_uuid)
-                                                        ).inserted_primary_key[0]
-                conn.execute(insert(tables.resource_provider_aggregates).values(
-                    resource_provider_id=provider.id, aggregate_id=aggregates[agg_uuid]))
+                    aggregates[agg_uuid] = conn.execute(
+                        insert(tables.placement_aggregates).values(uuid=agg_uuid)
+                    ).inserted_primary_key[0]
+                conn.execute(
+                    insert(tables.resource_provider_aggregates).values(
+                        resource_provider_id=provider.id, aggregate_id=aggregates[agg_uuid]
+                    )
+                )
 
 
 def erase(engine: sqlalchemy.Engine, world: World) -> None:
@@ -118,8 +143,12 @@ def erase(engine: sqlalchemy.Engine, world: World) -> None:
     foreign keys row by row, even a root's reference to itself)."""
     rp = tables.resource_providers
     with writer(engine) as conn:
-        for table in (tables.allocations, tables.inventories,
-                      tables.resource_provider_traits, tables.resource_provider_aggregates):
+        for table in (
+            tables.allocations,
+            tables.inventories,
+            tables.resource_provider_traits,
+            tables.resource_provider_aggregates,
+        ):
             conn.execute(delete(table))
         conn.execute(update(rp).values(root_provider_id=None, parent_provider_id=None))
         conn.execute(delete(rp))

@@ -60,8 +60,11 @@ def test_rename_keeps_the_id(engine):
 
 def test_exhausted_create_attempts_are_a_conflict(engine, monkeypatch):
     monkeypatch.setattr(rc_obj, "CREATE_ATTEMPTS", 0)
-    with pytest.raises(errors.Conflict, match="Max retries of DB transaction exceeded "
-                       "attempting to create resource class: CUSTOM_X, please try again."):
+    with pytest.raises(
+        errors.Conflict,
+        match="Max retries of DB transaction exceeded "
+        "attempting to create resource class: CUSTOM_X, please try again.",
+    ):
         rc_obj.create(engine, "CUSTOM_X")
 
 
@@ -69,8 +72,10 @@ def test_concurrent_creates_of_different_classes_all_succeed(app, engine):
     threads, per_thread = 6, 4
 
     def create_some(i: int) -> list[int]:
-        return [call(app, "POST", "/resource_classes", {"name": f"CUSTOM_T{i}_{n}"})[0]
-                for n in range(per_thread)]
+        return [
+            call(app, "POST", "/resource_classes", {"name": f"CUSTOM_T{i}_{n}"})[0]
+            for n in range(per_thread)
+        ]
 
     results = run_together(threads, create_some)
     assert results == [[201] * per_thread] * threads
@@ -98,8 +103,12 @@ def test_lookups_report_unknown_names_with_the_callers_message(engine):
         with pytest.raises(errors.NotFound, match=r"^No such resource class CUSTOM_NOPE\.$"):
             rc_obj.resource_class_id(conn, "CUSTOM_NOPE")
         with pytest.raises(errors.BadRequest, match="^Unknown: vcpu, CUSTOM_NOPE$"):
-            rc_obj.resource_class_ids(conn, ["VCPU", "vcpu", "CUSTOM_NOPE"],
-                                      message="Unknown: {names}", error=errors.BadRequest)
+            rc_obj.resource_class_ids(
+                conn,
+                ["VCPU", "vcpu", "CUSTOM_NOPE"],
+                message="Unknown: {names}",
+                error=errors.BadRequest,
+            )
 
 
 def test_standard_names_need_no_query(engine):
@@ -115,7 +124,9 @@ def test_standard_names_need_no_query(engine):
         with writer(engine) as conn:
             before = len(statements)
             assert rc_obj.resource_class_ids(conn, ["MEMORY_MB", "VCPU"]) == {
-                "MEMORY_MB": 1, "VCPU": 0}
+                "MEMORY_MB": 1,
+                "VCPU": 0,
+            }
             assert len(statements) == before
             with pytest.raises(errors.NotFound):
                 rc_obj.resource_class_ids(conn, ["VCPU", "CUSTOM_NOPE"])

@@ -19,8 +19,9 @@ def _provider(engine) -> str:
     rp = tables.resource_providers
     new = str(uuid.uuid4())
     with writer(engine) as conn:
-        rp_id = conn.execute(insert(rp).values(uuid=new, name=f"rp-{new[:8]}", generation=0)
-                             ).inserted_primary_key[0]
+        rp_id = conn.execute(
+            insert(rp).values(uuid=new, name=f"rp-{new[:8]}", generation=0)
+        ).inserted_primary_key[0]
         conn.execute(update(rp).where(rp.c.id == rp_id).values(root_provider_id=rp_id))
     return new
 
@@ -44,11 +45,16 @@ def test_lookups_map_names_to_ids_exactly(engine):
         with pytest.raises(errors.BadRequest, match=r"^No such trait\(s\): custom_lookup\.$"):
             trait_obj.trait_ids_by_name(conn, ["custom_lookup"])
         with pytest.raises(errors.NotFound, match="^missing CUSTOM_A, CUSTOM_B$"):
-            trait_obj.trait_ids_by_name(conn, ["CUSTOM_A", "CUSTOM_LOOKUP", "CUSTOM_B"],
-                                        message="missing {names}", error=errors.NotFound)
+            trait_obj.trait_ids_by_name(
+                conn,
+                ["CUSTOM_A", "CUSTOM_LOOKUP", "CUSTOM_B"],
+                message="missing {names}",
+                error=errors.NotFound,
+            )
         with pytest.raises(errors.BadRequest, match="^missing CUSTOM_B$"):
-            trait_obj.trait_ids_by_name(conn, ["CUSTOM_LOOKUP", "CUSTOM_B", "CUSTOM_A"],
-                                        message="missing {name}")
+            trait_obj.trait_ids_by_name(
+                conn, ["CUSTOM_LOOKUP", "CUSTOM_B", "CUSTOM_A"], message="missing {name}"
+            )
 
 
 def test_ensure_reports_whether_it_created(engine):
@@ -93,8 +99,12 @@ def test_concurrent_puts_with_one_generation_have_one_winner(app, engine):
     choices = sorted(os_traits.get_traits())[:8]
 
     def put(i: int) -> tuple:
-        return call(app, "PUT", f"/resource_providers/{rp}/traits",
-                    {"traits": [choices[i]], "resource_provider_generation": 0})
+        return call(
+            app,
+            "PUT",
+            f"/resource_providers/{rp}/traits",
+            {"traits": [choices[i]], "resource_provider_generation": 0},
+        )
 
     results = run_together(len(choices), put)
     statuses = sorted(status for status, _ in results)

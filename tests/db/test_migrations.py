@@ -17,7 +17,11 @@ from placement import db
 from placement.db import migration, tables
 
 UPSTREAM_REVISIONS = [
-    "b4ed3a175331", "611cd6dffd7b", "b5c396305c25", "422ece571366", "a082b8bb98d0",
+    "b4ed3a175331",
+    "611cd6dffd7b",
+    "b5c396305c25",
+    "422ece571366",
+    "a082b8bb98d0",
 ]
 HEAD = "a082b8bb98d0"
 REDUNDANT_INDEXES = {
@@ -65,8 +69,9 @@ def test_initial_revision_has_the_indexes_head_drops(engine):
 
 def test_blocked_by_provider_without_root(engine):
     db.upgrade(engine, "b4ed3a175331")
-    providers = sa.table("resource_providers", sa.column("id"), sa.column("uuid"),
-                         sa.column("root_provider_id"))
+    providers = sa.table(
+        "resource_providers", sa.column("id"), sa.column("uuid"), sa.column("root_provider_id")
+    )
     with db.writer(engine) as conn:
         conn.execute(sa.insert(providers).values(id=1, uuid="1" * 36))
     with pytest.raises(db.MigrationBlocked, match="root_provider_id"):
@@ -80,17 +85,25 @@ def test_blocked_by_provider_without_root(engine):
 
 def test_blocked_by_allocation_without_consumer(engine):
     db.upgrade(engine, "611cd6dffd7b")
-    allocations = sa.table("allocations", sa.column("resource_provider_id"),
-                           sa.column("consumer_id"), sa.column("resource_class_id"),
-                           sa.column("used"))
+    allocations = sa.table(
+        "allocations",
+        sa.column("resource_provider_id"),
+        sa.column("consumer_id"),
+        sa.column("resource_class_id"),
+        sa.column("used"),
+    )
     with db.writer(engine) as conn:
-        conn.execute(sa.insert(allocations).values(
-            resource_provider_id=1, consumer_id="c" * 36, resource_class_id=0, used=1))
+        conn.execute(
+            sa.insert(allocations).values(
+                resource_provider_id=1, consumer_id="c" * 36, resource_class_id=0, used=1
+            )
+        )
     with pytest.raises(db.MigrationBlocked, match="consumers"):
         db.upgrade(engine)
     assert db.current_revision(engine) == "611cd6dffd7b"
-    consumers = sa.table("consumers", sa.column("uuid"), sa.column("project_id"),
-                         sa.column("user_id"))
+    consumers = sa.table(
+        "consumers", sa.column("uuid"), sa.column("project_id"), sa.column("user_id")
+    )
     with db.writer(engine) as conn:
         conn.execute(sa.insert(consumers).values(uuid="c" * 36, project_id=1, user_id=1))
     db.upgrade(engine)
@@ -99,8 +112,13 @@ def test_blocked_by_allocation_without_consumer(engine):
 
 def test_consumer_type_column_keeps_existing_consumers(engine):
     db.upgrade(engine, "b5c396305c25")
-    consumers = sa.table("consumers", sa.column("uuid"), sa.column("project_id"),
-                         sa.column("user_id"), sa.column("generation"))
+    consumers = sa.table(
+        "consumers",
+        sa.column("uuid"),
+        sa.column("project_id"),
+        sa.column("user_id"),
+        sa.column("generation"),
+    )
     with db.writer(engine) as conn:
         conn.execute(sa.insert(consumers).values(uuid="c" * 36, project_id=3, user_id=4))
     db.upgrade(engine, "422ece571366")
@@ -127,7 +145,11 @@ def _manage(tmp_path: Path, connection: str, *args: str, extra: str = ""):
     env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
     return subprocess.run(
         [sys.executable, "-m", "placement.cmd.manage", "--config-file", str(conf), *args],
-        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=60,
     )
 
 
@@ -150,8 +172,13 @@ def test_manage_db_stamp(tmp_path):
 
 
 def test_manage_unreachable_database(tmp_path):
-    result = _manage(tmp_path, "mysql+pymysql://placement:secret@127.0.0.1:1/placement",
-                     "db", "sync", extra="max_retries = 0\n")
+    result = _manage(
+        tmp_path,
+        "mysql+pymysql://placement:secret@127.0.0.1:1/placement",
+        "db",
+        "sync",
+        extra="max_retries = 0\n",
+    )
     assert result.returncode == 1
     lines = result.stderr.splitlines()
     assert len(lines) == 1, result.stderr

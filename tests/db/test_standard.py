@@ -65,8 +65,9 @@ def test_only_missing_names_are_added(migrated_engine):
     db.sync_standard_names(migrated_engine)
     with db.writer(migrated_engine) as conn:
         conn.execute(sa.delete(tables.traits).where(tables.traits.c.name.like("HW_CPU_X86_%")))
-        conn.execute(sa.delete(tables.resource_classes).where(
-            tables.resource_classes.c.id.in_([0, 5])))
+        conn.execute(
+            sa.delete(tables.resource_classes).where(tables.resource_classes.c.id.in_([0, 5]))
+        )
         conn.execute(sa.insert(tables.traits), {"name": "CUSTOM_KEEP_ME"})
         conn.execute(sa.insert(tables.resource_classes), {"id": 10000, "name": "CUSTOM_GOLD"})
     db.sync_standard_names(migrated_engine)
@@ -112,8 +113,13 @@ def test_concurrent_processes(migrated_engine, db_url, tmp_path):
     env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
     count = 3
     procs = [
-        subprocess.Popen([sys.executable, "-c", _WORKER, db_url, str(tmp_path), str(count)],
-                         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, "-c", _WORKER, db_url, str(tmp_path), str(count)],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for _ in range(count)
     ]
     results = [(proc.communicate(timeout=60)[1], proc.returncode) for proc in procs]
@@ -127,7 +133,8 @@ def test_mysql_auto_increment_id_zero(migrated_engine, backend):
         pytest.skip("MySQL only")
     with migrated_engine.begin() as conn:
         conn.exec_driver_sql(
-            "ALTER TABLE resource_classes MODIFY id INTEGER NOT NULL AUTO_INCREMENT")
+            "ALTER TABLE resource_classes MODIFY id INTEGER NOT NULL AUTO_INCREMENT"
+        )
     engine = db.engine_from_url(migrated_engine.url, pool_size=1, max_overflow=0)
     try:
         db.sync_standard_names(engine)

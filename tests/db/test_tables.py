@@ -12,9 +12,18 @@ from sqlalchemy.schema import CreateTable
 from placement.db import engine_from_url, tables, writer
 
 TABLE_NAMES = {
-    "resource_providers", "inventories", "allocations", "consumers", "consumer_types",
-    "projects", "users", "resource_classes", "traits", "resource_provider_traits",
-    "placement_aggregates", "resource_provider_aggregates",
+    "resource_providers",
+    "inventories",
+    "allocations",
+    "consumers",
+    "consumer_types",
+    "projects",
+    "users",
+    "resource_classes",
+    "traits",
+    "resource_provider_traits",
+    "placement_aggregates",
+    "resource_provider_aggregates",
 }
 
 # table -> (primary key, {unique name: columns}, {index name: columns})
@@ -22,29 +31,42 @@ EXPECTED = {
     "resource_providers": (
         ["id"],
         {"uniq_resource_providers0uuid": ["uuid"], "uniq_resource_providers0name": ["name"]},
-        {"resource_providers_root_provider_id_idx": ["root_provider_id"],
-         "resource_providers_parent_provider_id_idx": ["parent_provider_id"]},
+        {
+            "resource_providers_root_provider_id_idx": ["root_provider_id"],
+            "resource_providers_parent_provider_id_idx": ["parent_provider_id"],
+        },
     ),
     "inventories": (
         ["id"],
-        {"uniq_inventories0resource_provider_resource_class":
-            ["resource_provider_id", "resource_class_id"]},
+        {
+            "uniq_inventories0resource_provider_resource_class": [
+                "resource_provider_id",
+                "resource_class_id",
+            ]
+        },
         {"inventories_resource_class_id_idx": ["resource_class_id"]},
     ),
     "allocations": (
         ["id"],
         {},
-        {"allocations_resource_provider_class_used_idx":
-            ["resource_provider_id", "resource_class_id", "used"],
-         "allocations_resource_class_id_idx": ["resource_class_id"],
-         "allocations_consumer_id_idx": ["consumer_id"]},
+        {
+            "allocations_resource_provider_class_used_idx": [
+                "resource_provider_id",
+                "resource_class_id",
+                "used",
+            ],
+            "allocations_resource_class_id_idx": ["resource_class_id"],
+            "allocations_consumer_id_idx": ["consumer_id"],
+        },
     ),
     "consumers": (
         ["id"],
         {"uniq_consumers0uuid": ["uuid"]},
-        {"consumers_project_id_uuid_idx": ["project_id", "uuid"],
-         "consumers_project_id_user_id_uuid_idx": ["project_id", "user_id", "uuid"],
-         "consumers_consumer_type_id_idx": ["consumer_type_id"]},
+        {
+            "consumers_project_id_uuid_idx": ["project_id", "uuid"],
+            "consumers_project_id_user_id_uuid_idx": ["project_id", "user_id", "uuid"],
+            "consumers_consumer_type_id_idx": ["consumer_type_id"],
+        },
     ),
     "consumer_types": (["id"], {"uniq_consumer_types0name": ["name"]}, {}),
     "projects": (["id"], {"uniq_projects0external_id": ["external_id"]}, {}),
@@ -54,8 +76,12 @@ EXPECTED = {
     "resource_provider_traits": (
         ["trait_id", "resource_provider_id"],
         {},
-        {"resource_provider_traits_resource_provider_trait_idx":
-            ["resource_provider_id", "trait_id"]},
+        {
+            "resource_provider_traits_resource_provider_trait_idx": [
+                "resource_provider_id",
+                "trait_id",
+            ]
+        },
     ),
     "placement_aggregates": (["id"], {"uniq_placement_aggregates0uuid": ["uuid"]}, {}),
     "resource_provider_aggregates": (
@@ -66,9 +92,12 @@ EXPECTED = {
 }
 
 NULLABLE = {
-    ("resource_providers", "name"), ("resource_providers", "generation"),
-    ("resource_providers", "root_provider_id"), ("resource_providers", "parent_provider_id"),
-    ("consumers", "consumer_type_id"), ("placement_aggregates", "uuid"),
+    ("resource_providers", "name"),
+    ("resource_providers", "generation"),
+    ("resource_providers", "root_provider_id"),
+    ("resource_providers", "parent_provider_id"),
+    ("consumers", "consumer_type_id"),
+    ("placement_aggregates", "uuid"),
 }
 
 
@@ -143,8 +172,7 @@ def test_resource_class_ids_are_not_autoincrement():
     assert "AUTO_INCREMENT" not in mysql_ddl
     pg_ddl = str(CreateTable(tables.resource_classes).compile(dialect=postgresql.dialect()))
     assert "SERIAL" not in pg_ddl and "IDENTITY" not in pg_ddl
-    assert "AUTO_INCREMENT" in str(
-        CreateTable(tables.traits).compile(dialect=mysql.dialect()))
+    assert "AUTO_INCREMENT" in str(CreateTable(tables.traits).compile(dialect=mysql.dialect()))
 
 
 def test_python_side_defaults():
@@ -153,8 +181,7 @@ def test_python_side_defaults():
     before = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
     with writer(engine) as conn:
         conn.execute(sa.insert(tables.resource_providers), {"uuid": "a" * 36, "name": "rp"})
-        conn.execute(sa.insert(tables.consumers),
-                     {"uuid": "c" * 36, "project_id": 1, "user_id": 1})
+        conn.execute(sa.insert(tables.consumers), {"uuid": "c" * 36, "project_id": 1, "user_id": 1})
     with writer(engine) as conn:
         rp = conn.execute(sa.select(tables.resource_providers)).one()
         assert rp.generation == 0

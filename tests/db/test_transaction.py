@@ -21,7 +21,8 @@ from placement.db import engine as db_engine
 from tests.rig import run_together
 
 counter = sa.Table(
-    "counter", sa.MetaData(),
+    "counter",
+    sa.MetaData(),
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
     sa.Column("n", sa.Integer, nullable=False),
 )
@@ -40,6 +41,7 @@ def _sqlite_path(engine) -> str:
 
 
 # -- engine set-up ----------------------------------------------------------
+
 
 def test_sqlite_pragmas(tmp_path):
     engine = db.engine_from_url(f"sqlite:///{tmp_path / 'a.db'}")
@@ -134,15 +136,18 @@ def test_postgresql_with_psycopg2(db_url, backend):
         db.upgrade(engine)
         db.sync_standard_names(engine)
         with db.reader(engine) as conn:
-            assert conn.execute(sa.select(sa.func.count()).select_from(
-                sa.table("traits"))).scalar() > 300
+            assert (
+                conn.execute(sa.select(sa.func.count()).select_from(sa.table("traits"))).scalar()
+                > 300
+            )
     finally:
         engine.dispose()
 
 
 def test_connection_parameters_are_appended():
     url = db_engine.add_connection_parameters(
-        "mysql+pymysql://u:p@h/placement?charset=utf8", "read_timeout=5&x=1&x=2")
+        "mysql+pymysql://u:p@h/placement?charset=utf8", "read_timeout=5&x=1&x=2"
+    )
     assert dict(url.query) == {"charset": "utf8", "read_timeout": "5", "x": ("1", "2")}
     assert db_engine.add_connection_parameters("sqlite://", "") == sa.make_url("sqlite://")
 
@@ -157,9 +162,12 @@ def _conf(tmp_path, text: str) -> cfg.ConfigOpts:
 
 
 def test_create_engine_from_conf(tmp_path):
-    conf = _conf(tmp_path, f"connection = sqlite:///{tmp_path / 'c.db'}\n"
-                           "connection_parameters = uri=false\n"
-                           "sqlite_synchronous = false\nconnection_debug = 100\n")
+    conf = _conf(
+        tmp_path,
+        f"connection = sqlite:///{tmp_path / 'c.db'}\n"
+        "connection_parameters = uri=false\n"
+        "sqlite_synchronous = false\nconnection_debug = 100\n",
+    )
     engine = db.create_engine(conf)
     try:
         assert engine.url.query == {"uri": "false"}
@@ -183,6 +191,7 @@ def test_connect_retries_then_gives_up(caplog):
 
 # -- transactions -----------------------------------------------------------
 
+
 def test_writer_commits_and_rolls_back(counter_engine):
     with db.writer(counter_engine) as conn:
         conn.execute(sa.update(counter).where(counter.c.id == 1).values(n=5))
@@ -192,8 +201,10 @@ def test_writer_commits_and_rolls_back(counter_engine):
     with db.reader(counter_engine) as conn:
         assert conn.execute(sa.select(counter.c.n).where(counter.c.id == 1)).scalar() == 5
     total = db.run_in_transaction(
-        counter_engine, lambda conn: conn.execute(sa.select(sa.func.sum(counter.c.n))).scalar(),
-        write=False)
+        counter_engine,
+        lambda conn: conn.execute(sa.select(sa.func.sum(counter.c.n))).scalar(),
+        write=False,
+    )
     assert total == 5
 
 
@@ -287,12 +298,11 @@ def test_deadlock_is_retried(counter_engine, backend):
     def crosswise(first: int, second: int):
         def fn(conn):
             calls[first] += 1
-            conn.execute(sa.update(counter).where(counter.c.id == first)
-                         .values(n=counter.c.n + 1))
+            conn.execute(sa.update(counter).where(counter.c.id == first).values(n=counter.c.n + 1))
             if calls[first] == 1:
                 barrier.wait(timeout=30)  # both now hold one row each
-            conn.execute(sa.update(counter).where(counter.c.id == second)
-                         .values(n=counter.c.n + 1))
+            conn.execute(sa.update(counter).where(counter.c.id == second).values(n=counter.c.n + 1))
+
         return fn
 
     orders = ((1, 2), (2, 1))
@@ -304,8 +314,7 @@ def test_deadlock_is_retried(counter_engine, backend):
     assert run_together(2, run) == ["ok", "ok"]
     assert sorted(calls.values()) == [1, 2]  # exactly one deadlock victim, re-run once
     with db.reader(counter_engine) as conn:
-        assert conn.execute(sa.select(counter.c.n).order_by(counter.c.id)).scalars().all() \
-            == [2, 2]
+        assert conn.execute(sa.select(counter.c.n).order_by(counter.c.id)).scalars().all() == [2, 2]
 
 
 def test_lost_connection_is_retried(counter_engine, backend):

@@ -38,15 +38,17 @@ class Token:
         now = datetime.datetime.now(datetime.timezone.utc)
         expires = now + datetime.timedelta(hours=-1 if self.expired else 1)
         domain = {"id": "default", "name": "Default"}
-        return {"token": {
-            "methods": ["password"],
-            "issued_at": _stamp(now - datetime.timedelta(hours=2)),
-            "expires_at": _stamp(expires),
-            "user": {"id": self.user_id, "name": self.user_id, "domain": domain},
-            "project": {"id": self.project_id, "name": self.project_id, "domain": domain},
-            "roles": [{"id": f"id-{name}", "name": name} for name in self.roles],
-            "catalog": catalog,
-        }}
+        return {
+            "token": {
+                "methods": ["password"],
+                "issued_at": _stamp(now - datetime.timedelta(hours=2)),
+                "expires_at": _stamp(expires),
+                "user": {"id": self.user_id, "name": self.user_id, "domain": domain},
+                "project": {"id": self.project_id, "name": self.project_id, "domain": domain},
+                "roles": [{"id": f"id-{name}", "name": name} for name in self.roles],
+                "catalog": catalog,
+            }
+        }
 
 
 @dataclass
@@ -58,23 +60,44 @@ class Identity:
     calls: list[tuple[str, str]] = field(default_factory=list)
 
     def catalog(self) -> list[dict]:
-        return [{"type": "identity", "name": "keystone", "id": "identity", "endpoints": [
-            {"id": f"identity-{interface}", "interface": interface, "region": "RegionOne",
-             "region_id": "RegionOne", "url": f"{self.url}/v3"}
-            for interface in ("public", "internal", "admin")]}]
+        return [
+            {
+                "type": "identity",
+                "name": "keystone",
+                "id": "identity",
+                "endpoints": [
+                    {
+                        "id": f"identity-{interface}",
+                        "interface": interface,
+                        "region": "RegionOne",
+                        "region_id": "RegionOne",
+                        "url": f"{self.url}/v3",
+                    }
+                    for interface in ("public", "internal", "admin")
+                ],
+            }
+        ]
 
     def version_document(self) -> dict:
-        return {"id": "v3.14", "status": "stable", "updated": "2020-04-07T00:00:00Z",
-                "links": [{"rel": "self", "href": f"{self.url}/v3/"}],
-                "media-types": [{"base": "application/json",
-                                 "type": "application/vnd.openstack.identity-v3+json"}]}
+        return {
+            "id": "v3.14",
+            "status": "stable",
+            "updated": "2020-04-07T00:00:00Z",
+            "links": [{"rel": "self", "href": f"{self.url}/v3/"}],
+            "media-types": [
+                {"base": "application/json", "type": "application/vnd.openstack.identity-v3+json"}
+            ],
+        }
 
     def __call__(self, environ: dict, start_response) -> list[bytes]:
         method, path = environ["REQUEST_METHOD"], environ["PATH_INFO"].rstrip("/")
         self.calls.append((method, path))
         if method == "GET" and path == "":
-            return _reply(start_response, "300 Multiple Choices",
-                          {"versions": {"values": [self.version_document()]}})
+            return _reply(
+                start_response,
+                "300 Multiple Choices",
+                {"versions": {"values": [self.version_document()]}},
+            )
         if method == "GET" and path == "/v3":
             return _reply(start_response, "200 OK", {"version": self.version_document()})
         if method == "POST" and path == "/v3/auth/tokens":
@@ -90,8 +113,12 @@ class Identity:
         if (user.get("name"), user.get("password")) != (SERVICE_USER, SERVICE_PASSWORD):
             return _reply(start_response, "401 Unauthorized", {"error": {"code": 401}})
         service = Token(user_id="placement-service", project_id="service", roles=["service"])
-        return _reply(start_response, "201 Created", service.body(self.catalog()),
-                      [("X-Subject-Token", SERVICE_TOKEN)])
+        return _reply(
+            start_response,
+            "201 Created",
+            service.body(self.catalog()),
+            [("X-Subject-Token", SERVICE_TOKEN)],
+        )
 
     def _validate(self, environ: dict, start_response) -> list[bytes]:
         if environ.get("HTTP_X_AUTH_TOKEN") != SERVICE_TOKEN:
@@ -99,15 +126,21 @@ class Identity:
         token = self.tokens.get(environ.get("HTTP_X_SUBJECT_TOKEN", ""))
         if token is None:
             return _reply(start_response, "404 Not Found", {"error": {"code": 404}})
-        return _reply(start_response, "200 OK", token.body(self.catalog()),
-                      [("X-Subject-Token", environ["HTTP_X_SUBJECT_TOKEN"])])
+        return _reply(
+            start_response,
+            "200 OK",
+            token.body(self.catalog()),
+            [("X-Subject-Token", environ["HTTP_X_SUBJECT_TOKEN"])],
+        )
 
 
-def _reply(start_response, status: str, body: dict,
-           headers: list[tuple[str, str]] = ()) -> list[bytes]:
+def _reply(
+    start_response, status: str, body: dict, headers: list[tuple[str, str]] = ()
+) -> list[bytes]:
     data = json.dumps(body).encode()
-    start_response(status, [("Content-Type", "application/json"),
-                            ("Content-Length", str(len(data))), *headers])
+    start_response(
+        status, [("Content-Type", "application/json"), ("Content-Length", str(len(data))), *headers]
+    )
     return [data]
 
 

@@ -17,8 +17,12 @@ from placement.wsgi import routes
 from tests import rig
 
 METHODS = ("get", "put", "post", "delete")
-PARAMS = {"uuid": str(uuid.uuid4()), "consumer_uuid": str(uuid.uuid4()),
-          "name": "CUSTOM_AUDIT", "resource_class": "VCPU"}
+PARAMS = {
+    "uuid": str(uuid.uuid4()),
+    "consumer_uuid": str(uuid.uuid4()),
+    "name": "CUSTOM_AUDIT",
+    "resource_class": "VCPU",
+}
 
 
 def _cases():
@@ -27,8 +31,9 @@ def _cases():
             continue  # the version document has no policy
         for method in METHODS:
             if hasattr(resource, f"on_{method}"):
-                yield pytest.param(method.upper(), template.format(**PARAMS),
-                                   id=f"{method.upper()} {template}")
+                yield pytest.param(
+                    method.upper(), template.format(**PARAMS), id=f"{method.upper()} {template}"
+                )
 
 
 @pytest.fixture(scope="module")
@@ -36,8 +41,9 @@ def app_and_statements():
     with rig.placement_app("sqlite") as (app, _conf):
         statements: list[str] = []
         engine = app.placement_engine
-        sqlalchemy.event.listen(engine, "before_cursor_execute",
-                                lambda *args: statements.append(args[2]))
+        sqlalchemy.event.listen(
+            engine, "before_cursor_execute", lambda *args: statements.append(args[2])
+        )
         yield app, statements
 
 
@@ -46,9 +52,17 @@ def test_policy_comes_before_the_database(app_and_statements, method, path):
     app, statements = app_and_statements
     statements.clear()
     response = falcon.testing.simulate_request(
-        app, method, path, body="{}" if method in ("PUT", "POST") else None, headers={
-            "X-Auth-Token": "nobody:someproject", "OpenStack-API-Version": "placement latest",
-            "Content-Type": "application/json", "Accept": "application/json"})
+        app,
+        method,
+        path,
+        body="{}" if method in ("PUT", "POST") else None,
+        headers={
+            "X-Auth-Token": "nobody:someproject",
+            "OpenStack-API-Version": "placement latest",
+            "Content-Type": "application/json",
+            "Accept": "application/json",
+        },
+    )
     assert response.status_code == 403, response.text
     assert "Policy does not allow placement:" in response.text
     assert statements == []

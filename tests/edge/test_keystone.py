@@ -22,13 +22,19 @@ from tests import rig
 from tests.edge import identity as stand_in
 
 PUBLIC_URI = "https://keystone.example.com/identity"
-ERROR_401 = {"error": {"code": 401, "title": "Unauthorized",
-                       "message": "The request you have made requires authentication."}}
+ERROR_401 = {
+    "error": {
+        "code": 401,
+        "title": "Unauthorized",
+        "message": "The request you have made requires authentication.",
+    }
+}
 
 
 def write_conf(path: str, db_url: str, identity_url: str) -> str:
     with open(path, "w") as stream:
-        stream.write(textwrap.dedent(f"""\
+        stream.write(
+            textwrap.dedent(f"""\
             [api]
             auth_strategy = keystone
             [placement_database]
@@ -42,18 +48,21 @@ def write_conf(path: str, db_url: str, identity_url: str) -> str:
             project_name = service
             user_domain_name = Default
             project_domain_name = Default
-            """))
+            """)
+        )
     return path
 
 
 @pytest.fixture(scope="module")
 def identity():
     with stand_in.serving() as running:
-        running.tokens.update({
-            "admin-token": stand_in.Token("alice", "proj-a", ["admin", "member", "reader"]),
-            "reader-token": stand_in.Token("bob", "proj-b", ["reader"]),
-            "expired-token": stand_in.Token("carol", "proj-c", ["admin"], expired=True),
-        })
+        running.tokens.update(
+            {
+                "admin-token": stand_in.Token("alice", "proj-a", ["admin", "member", "reader"]),
+                "reader-token": stand_in.Token("bob", "proj-b", ["reader"]),
+                "expired-token": stand_in.Token("carol", "proj-c", ["admin"], expired=True),
+            }
+        )
         yield running
 
 
@@ -61,8 +70,9 @@ def identity():
 def conf(identity, tmp_path_factory):
     with rig.fresh_database("sqlite") as url:
         rig.migrated(url)
-        path = write_conf(str(tmp_path_factory.mktemp("keystone") / "placement.conf"),
-                          url, identity.url)
+        path = write_conf(
+            str(tmp_path_factory.mktemp("keystone") / "placement.conf"), url, identity.url
+        )
         yield placement_conf.load(["--config-file", path])
 
 
@@ -160,7 +170,11 @@ def test_keystone_without_keystonemiddleware_stops_start_up(conf, tmp_path):
     config_file = conf.config_file[0]
     result = subprocess.run(
         [sys.executable, "-c", _WITHOUT_KEYSTONEMIDDLEWARE, "--config-file", config_file],
-        capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONPATH": os.getcwd()})
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": os.getcwd()},
+    )
     assert result.returncode == 2, result.stderr
     assert "auth_strategy = keystone needs keystonemiddleware" in result.stderr
     assert "pip install" in result.stderr

@@ -46,38 +46,59 @@ def plain_app():
 
 
 def test_preflight_is_answered_before_auth(cors_app):
-    response = rig.request(cors_app, "OPTIONS", "/traits", headers={
-        **PREFLIGHT, "Access-Control-Request-Headers": "openstack-api-version,x-auth-token"})
+    response = rig.request(
+        cors_app,
+        "OPTIONS",
+        "/traits",
+        headers={
+            **PREFLIGHT,
+            "Access-Control-Request-Headers": "openstack-api-version,x-auth-token",
+        },
+    )
     assert response.status == 200
     assert response.headers["access-control-allow-origin"] == ORIGIN
     assert response.headers["access-control-allow-methods"] == "GET"
-    assert response.headers["access-control-allow-headers"] == \
-        "openstack-api-version,x-auth-token"
+    assert response.headers["access-control-allow-headers"] == "openstack-api-version,x-auth-token"
     assert response.headers["access-control-allow-credentials"] == "true"
     assert response.headers["access-control-max-age"] == "3600"
 
 
 def test_preflight_for_an_unlisted_origin_or_header_gets_no_cors_headers(cors_app):
-    for headers in ({"Origin": "http://evil.example.com", "Access-Control-Request-Method": "GET"},
-                    {**PREFLIGHT, "Access-Control-Request-Headers": "x-not-allowed"}):
+    for headers in (
+        {"Origin": "http://evil.example.com", "Access-Control-Request-Method": "GET"},
+        {**PREFLIGHT, "Access-Control-Request-Headers": "x-not-allowed"},
+    ):
         response = rig.request(cors_app, "OPTIONS", "/", headers=headers)
         assert response.status == 200
         assert "access-control-allow-origin" not in response.headers
 
 
 def test_preflight_for_a_method_placement_does_not_list(cors_app):
-    response = rig.request(cors_app, "OPTIONS", "/", headers={
-        "Origin": ORIGIN, "Access-Control-Request-Method": "TRACE"})
+    response = rig.request(
+        cors_app,
+        "OPTIONS",
+        "/",
+        headers={"Origin": ORIGIN, "Access-Control-Request-Method": "TRACE"},
+    )
     assert "access-control-allow-origin" not in response.headers
 
 
 def test_simple_request_exposes_placement_headers(cors_app):
-    response = rig.request(cors_app, "GET", "/traits", headers={
-        "Origin": ORIGIN, "X-Auth-Token": "admin", "OpenStack-API-Version": "placement 1.6"})
+    response = rig.request(
+        cors_app,
+        "GET",
+        "/traits",
+        headers={
+            "Origin": ORIGIN,
+            "X-Auth-Token": "admin",
+            "OpenStack-API-Version": "placement 1.6",
+        },
+    )
     assert response.status == 200
     assert response.headers["access-control-allow-origin"] == ORIGIN
     assert response.headers["access-control-expose-headers"] == ",".join(
-        placement_conf.CORS_DEFAULTS["expose_headers"])
+        placement_conf.CORS_DEFAULTS["expose_headers"]
+    )
 
 
 def test_without_cors_config_there_are_no_cors_headers(plain_app):
@@ -87,27 +108,37 @@ def test_without_cors_config_there_are_no_cors_headers(plain_app):
     assert not [h for h in response.headers if h.startswith("access-control-")]
 
 
-FORWARDED = {"X-Forwarded-Proto": "https", "X-Forwarded-Host": "placement.example.org",
-             "X-Forwarded-For": "203.0.113.7"}
+FORWARDED = {
+    "X-Forwarded-Proto": "https",
+    "X-Forwarded-Host": "placement.example.org",
+    "X-Forwarded-For": "203.0.113.7",
+}
 
 
 def create_class(app, name):
-    return rig.request(app, "PUT", f"/resource_classes/{name}", headers={
-        "X-Auth-Token": "admin", "OpenStack-API-Version": "placement 1.7", **FORWARDED})
+    return rig.request(
+        app,
+        "PUT",
+        f"/resource_classes/{name}",
+        headers={"X-Auth-Token": "admin", "OpenStack-API-Version": "placement 1.7", **FORWARDED},
+    )
 
 
 def test_proxy_headers_shape_location_when_enabled():
     with app_with(oslo_middleware={"enable_proxy_headers_parsing": True}) as app:
         response = create_class(app, "CUSTOM_PROXIED")
     assert response.status == 201
-    assert response.headers["location"] == \
-        "https://placement.example.org/resource_classes/CUSTOM_PROXIED"
+    assert (
+        response.headers["location"]
+        == "https://placement.example.org/resource_classes/CUSTOM_PROXIED"
+    )
 
 
 def test_proxy_headers_are_ignored_by_default(plain_app):
     response = create_class(plain_app, "CUSTOM_DIRECT")
-    assert response.headers["location"] == \
-        "http://falconframework.org/resource_classes/CUSTOM_DIRECT"
+    assert (
+        response.headers["location"] == "http://falconframework.org/resource_classes/CUSTOM_DIRECT"
+    )
 
 
 class _Lines(logging.Handler):
@@ -132,12 +163,17 @@ def access_log():
 
 ACCESS_LINE = re.compile(
     r'^(?P<addr>\S+) "(?P<method>\S+) (?P<path>\S+)" status: (?P<status>\d+) '
-    r"len: (?P<len>\S+) microversion: (?P<mv>\S+) time: (?P<time>\d+\.\d+) \[(?P<rid>req-\S+)\]$")
+    r"len: (?P<len>\S+) microversion: (?P<mv>\S+) time: (?P<time>\d+\.\d+) \[(?P<rid>req-\S+)\]$"
+)
 
 
 def test_one_access_line_per_request(plain_app, access_log):
-    response = rig.request(plain_app, "GET", "/traits?name=in:X", headers={
-        "X-Auth-Token": "admin", "OpenStack-API-Version": "placement 1.6"})
+    response = rig.request(
+        plain_app,
+        "GET",
+        "/traits?name=in:X",
+        headers={"X-Auth-Token": "admin", "OpenStack-API-Version": "placement 1.6"},
+    )
     assert len(access_log) == 1
     fields = ACCESS_LINE.match(access_log[0]).groupdict()
     assert fields["method"] == "GET"

@@ -23,19 +23,25 @@ BASE = {
     "admin_or_service_api": ("role:admin or role:service", ["project"]),
     "project_reader_api": ("role:reader and project_id:%(project_id)s", None),
     "admin_or_project_reader_or_service_api": (
-        "role:admin or rule:project_reader_api or role:service", ["project"]),
+        "role:admin or rule:project_reader_api or role:service",
+        ["project"],
+    ),
 }
 CRUD = ("list", "create", "show", "update", "delete")
-API = [f"placement:resource_providers:{a}" for a in CRUD] \
-    + [f"placement:resource_classes:{a}" for a in CRUD] \
-    + [f"placement:resource_providers:inventories:{a}" for a in CRUD] \
-    + ["placement:resource_providers:aggregates:list",
-       "placement:resource_providers:aggregates:update",
-       "placement:resource_providers:usages"] \
-    + [f"placement:traits:{a}" for a in ("list", "show", "update", "delete")] \
-    + [f"placement:resource_providers:traits:{a}" for a in ("list", "update", "delete")] \
-    + [f"placement:allocations:{a}" for a in ("manage", "list", "update", "delete")] \
+API = (
+    [f"placement:resource_providers:{a}" for a in CRUD]
+    + [f"placement:resource_classes:{a}" for a in CRUD]
+    + [f"placement:resource_providers:inventories:{a}" for a in CRUD]
+    + [
+        "placement:resource_providers:aggregates:list",
+        "placement:resource_providers:aggregates:update",
+        "placement:resource_providers:usages",
+    ]
+    + [f"placement:traits:{a}" for a in ("list", "show", "update", "delete")]
+    + [f"placement:resource_providers:traits:{a}" for a in ("list", "update", "delete")]
+    + [f"placement:allocations:{a}" for a in ("manage", "list", "update", "delete")]
     + ["placement:resource_providers:allocations:list", "placement:allocation_candidates:list"]
+)
 
 
 def test_base_rules_are_upstreams():
@@ -64,20 +70,26 @@ def enforcer(request, tmp_path_factory):
     conf = placement_conf.load([], default_config_files=[])
     policy_opts.set_defaults(conf)
     conf.set_override("enforce_new_defaults", request.param, group="oslo_policy")
-    conf.set_override("policy_file", str(tmp_path_factory.mktemp("p") / "none.yaml"),
-                      group="oslo_policy")
+    conf.set_override(
+        "policy_file", str(tmp_path_factory.mktemp("p") / "none.yaml"), group="oslo_policy"
+    )
     made = policy.make_enforcer(conf)
     made.new_defaults = request.param
     return made
 
 
 def ctx(roles, project="p1", system_scope=None):
-    return oslo_context.RequestContext(user_id="u", project_id=None if system_scope else project,
-                                       roles=roles, system_scope=system_scope)
+    return oslo_context.RequestContext(
+        user_id="u",
+        project_id=None if system_scope else project,
+        roles=roles,
+        system_scope=system_scope,
+    )
 
 
-def allowed(enforcer, context, rule, target=None,
-            message="Policy does not allow {rule} to be performed."):
+def allowed(
+    enforcer, context, rule, target=None, message="Policy does not allow {rule} to be performed."
+):
     try:
         policy.authorize(enforcer, context, rule, target)
     except errors.Forbidden as exc:
@@ -100,8 +112,14 @@ MATRIX = [
 ]
 
 
-@pytest.mark.parametrize("roles,rule,project,new,old", MATRIX, ids=[  # no ":" (gabbi's plugin)
-    f"{'+'.join(roles)}-{rule.replace(':', '.')}-{project}" for roles, rule, project, *_ in MATRIX])
+@pytest.mark.parametrize(
+    "roles,rule,project,new,old",
+    MATRIX,
+    ids=[  # no ":" (gabbi's plugin)
+        f"{'+'.join(roles)}-{rule.replace(':', '.')}-{project}"
+        for roles, rule, project, *_ in MATRIX
+    ],
+)
 def test_defaults(enforcer, roles, rule, project, new, old):
     target = {"project_id": project} if project else None
     assert allowed(enforcer, ctx(roles), rule, target) is (new if enforcer.new_defaults else old)
@@ -109,19 +127,23 @@ def test_defaults(enforcer, roles, rule, project, new, old):
 
 def test_system_scoped_token_is_refused(enforcer):
     system_admin = ctx(["admin", "member", "reader"], system_scope="all")
-    assert not allowed(enforcer, system_admin, "placement:resource_providers:list",
-                       message="{rule}")  # upstream names only the rule here
+    assert not allowed(
+        enforcer, system_admin, "placement:resource_providers:list", message="{rule}"
+    )  # upstream names only the rule here
 
 
 def conf_with(tmp_path, db_url, oslo_policy: str):
     path = tmp_path / "placement.conf"
-    path.write_text(textwrap.dedent(f"""\
+    path.write_text(
+        textwrap.dedent(f"""\
         [api]
         auth_strategy = noauth2
         [placement_database]
         connection = {db_url}
         [oslo_policy]
-        """) + textwrap.dedent(oslo_policy))
+        """)
+        + textwrap.dedent(oslo_policy)
+    )
     return placement_conf.load(["--config-file", str(path)])
 
 
@@ -146,15 +168,18 @@ def make_app():
 
 
 def get(app, path, **headers):
-    return falcon.testing.simulate_get(app, path, headers={
-        "OpenStack-API-Version": "placement 1.30", **headers})
+    return falcon.testing.simulate_get(
+        app, path, headers={"OpenStack-API-Version": "placement 1.30", **headers}
+    )
 
 
 def test_policy_file_overrides_defaults(tmp_path, db_url, make_app):
-    (tmp_path / "policy.yaml").write_text(textwrap.dedent("""\
+    (tmp_path / "policy.yaml").write_text(
+        textwrap.dedent("""\
         "placement:traits:list": "@"
         "placement:traits:show": "!"
-        """))
+        """)
+    )
     app = make_app(conf_with(tmp_path, db_url, f"policy_file = {tmp_path / 'policy.yaml'}\n"))
     assert get(app, "/traits", **{"X-Auth-Token": "nobody"}).status_code == 200
     response = get(app, "/traits/HW_CPU_X86_AVX", **{"X-Auth-Token": "admin"})
@@ -171,24 +196,38 @@ def test_relative_policy_file_is_found_next_to_the_config(tmp_path, db_url, make
 
 
 def test_enforce_scope_in_the_file_is_tolerated(tmp_path, db_url, make_app):
-    app = make_app(conf_with(tmp_path, db_url, textwrap.dedent("""\
+    app = make_app(
+        conf_with(
+            tmp_path,
+            db_url,
+            textwrap.dedent("""\
         enforce_new_defaults = True
         enforce_scope = True
-        """)))
+        """),
+        )
+    )
     headers = {"X-Auth-Token": "admin"}
     assert get(app, "/traits", **headers).status_code == 200
     assert get(app, "/traits", **headers, **{"OpenStack-System-Scope": "all"}).status_code == 403
 
 
-@pytest.mark.parametrize("content,expected", [
-    ('"placement:traits:list": "role:admin or"\n',
-     "rule 'placement:traits:list': cannot parse 'role:admin or'"),
-    ('"placement:traits:list": "role:admin"\n"admin_api": "(role:admin"\n',
-     "rule 'admin_api': cannot parse '(role:admin'"),
-    ('"placement:traits:list": 5\n', "rule 'placement:traits:list': cannot parse 5"),
-    ('"placement:traits:list": [role:admin\n', "while parsing"),
-    ("- role:admin\n", "expected a mapping of rule names to check strings"),
-], ids=["dangling-or", "unbalanced-parenthesis", "not-a-string", "bad-yaml", "not-a-mapping"])
+@pytest.mark.parametrize(
+    "content,expected",
+    [
+        (
+            '"placement:traits:list": "role:admin or"\n',
+            "rule 'placement:traits:list': cannot parse 'role:admin or'",
+        ),
+        (
+            '"placement:traits:list": "role:admin"\n"admin_api": "(role:admin"\n',
+            "rule 'admin_api': cannot parse '(role:admin'",
+        ),
+        ('"placement:traits:list": 5\n', "rule 'placement:traits:list': cannot parse 5"),
+        ('"placement:traits:list": [role:admin\n', "while parsing"),
+        ("- role:admin\n", "expected a mapping of rule names to check strings"),
+    ],
+    ids=["dangling-or", "unbalanced-parenthesis", "not-a-string", "bad-yaml", "not-a-mapping"],
+)
 def test_malformed_policy_file_stops_start_up(tmp_path, db_url, content, expected):
     path = tmp_path / "policy.yaml"
     path.write_text(content)
@@ -203,7 +242,8 @@ def test_get_enforcer_entry_point_reads_placement_conf(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path))
     (tmp_path / ".placement").mkdir()
     (tmp_path / ".placement" / "placement.conf").write_text(
-        "[oslo_policy]\nenforce_new_defaults = False\n")
+        "[oslo_policy]\nenforce_new_defaults = False\n"
+    )
     enforcer = policy.get_enforcer()
     assert enforcer.conf.oslo_policy.enforce_new_defaults is False
     assert "placement:reshaper:reshape" in enforcer.rules

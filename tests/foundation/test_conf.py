@@ -21,8 +21,7 @@ def test_defaults_are_upstreams():
     assert loaded.placement.allocation_conflict_retry_count == 10
     assert loaded.placement.max_allocation_candidates == -1
     assert loaded.placement.allocation_candidates_generation_strategy == "depth-first"
-    assert loaded.placement.incomplete_consumer_project_id == \
-        "00000000-0000-0000-0000-000000000000"
+    assert loaded.placement.incomplete_consumer_project_id == "00000000-0000-0000-0000-000000000000"
     assert loaded.placement_database.connection_recycle_time == 3600
 
 
@@ -37,12 +36,20 @@ def test_environment_overrides_file(tmp_path, monkeypatch):
     assert conf.load(["--config-file", path]).placement.max_allocation_candidates == 7
 
 
-@pytest.mark.parametrize("text, named", [
-    ("[api]\nauth_strategy = magic\n", "[api] auth_strategy"),
-    ("[placement]\nmax_allocation_candidates = many\n", "[placement] max_allocation_candidates"),
-    ("[placement]\nrandomize_allocation_candidates = perhaps\n",
-     "[placement] randomize_allocation_candidates"),
-])
+@pytest.mark.parametrize(
+    "text, named",
+    [
+        ("[api]\nauth_strategy = magic\n", "[api] auth_strategy"),
+        (
+            "[placement]\nmax_allocation_candidates = many\n",
+            "[placement] max_allocation_candidates",
+        ),
+        (
+            "[placement]\nrandomize_allocation_candidates = perhaps\n",
+            "[placement] randomize_allocation_candidates",
+        ),
+    ],
+)
 def test_bad_value_names_the_option(tmp_path, text, named):
     with pytest.raises(conf.ConfigError, match=named.replace("[", r"\[").replace("]", r"\]")):
         conf.load(["--config-file", _write(tmp_path, text)])
@@ -87,17 +94,25 @@ def test_embedded_mode_honours_an_explicit_strategy(tmp_path):
 
 def test_placement_api_reports_bad_config_without_traceback(tmp_path):
     path = _write(tmp_path, "[api]\nauth_strategy = magic\n")
-    result = subprocess.run([sys.executable, "-m", "placement.cmd.api", "--config-file", path],
-                            capture_output=True, text=True, timeout=60,
-                            env={**os.environ, "XDG_DATA_HOME": str(tmp_path)})
+    result = subprocess.run(
+        [sys.executable, "-m", "placement.cmd.api", "--config-file", path],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "XDG_DATA_HOME": str(tmp_path)},
+    )
     assert result.returncode == 2
     assert "[api] auth_strategy" in result.stderr
     assert "Traceback" not in result.stderr
 
 
 def test_placement_api_refuses_public_bind_with_noauth2(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "placement.cmd.api", "--host", "0.0.0.0"],
-                            capture_output=True, text=True, timeout=60,
-                            env={**os.environ, "XDG_DATA_HOME": str(tmp_path)})
+    result = subprocess.run(
+        [sys.executable, "-m", "placement.cmd.api", "--host", "0.0.0.0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "XDG_DATA_HOME": str(tmp_path)},
+    )
     assert result.returncode == 2
     assert "--allow-insecure-bind" in result.stderr

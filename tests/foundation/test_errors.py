@@ -15,7 +15,9 @@ def test_json_document_has_upstream_members():
     assert content_type == "application/json"
     doc = json.loads(body)["errors"][0]
     assert doc == {
-        "status": 409, "title": "Conflict", "code": "placement.concurrent_update",
+        "status": 409,
+        "title": "Conflict",
+        "code": "placement.concurrent_update",
         "request_id": "req-1",
         "detail": "There was a conflict when trying to complete your request.\n\n Boom.  ",
     }
@@ -39,16 +41,20 @@ def test_newlines_in_messages_are_flattened():
 def test_method_not_allowed_names_the_method():
     _, body = _render(errors.MethodNotAllowed("GET"), REQUEST_METHOD="PATCH")
     detail = json.loads(body)["errors"][0]["detail"]
-    assert detail == ("The method PATCH is not allowed for this resource. \n\n "
-                      "The method specified is not allowed for this resource.")
+    assert detail == (
+        "The method PATCH is not allowed for this resource. \n\n "
+        "The method specified is not allowed for this resource."
+    )
 
 
 def test_unsupported_media_type_names_the_type():
-    error = errors.UnsupportedMediaType("The media type text/plain is not supported, "
-                                        "use application/json")
+    error = errors.UnsupportedMediaType(
+        "The media type text/plain is not supported, use application/json"
+    )
     _, body = _render(error, CONTENT_TYPE="text/plain")
     assert json.loads(body)["errors"][0]["detail"].startswith(
-        "The request media type text/plain is not supported by this server. \n\n ")
+        "The request media type text/plain is not supported by this server. \n\n "
+    )
 
 
 def test_html_when_preferred():

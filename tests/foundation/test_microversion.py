@@ -5,17 +5,20 @@ import pytest
 from placement import microversion as mv
 
 
-@pytest.mark.parametrize("header, expected", [
-    (None, (1, 0)),
-    ("", (1, 0)),
-    ("placement 1.5", (1, 5)),
-    ("PLACEMENT 1.5", (1, 5)),
-    ("placement  1.05 ", (1, 5)),
-    ("placement latest", (1, 39)),
-    ("compute 2.1, placement 1.7", (1, 7)),
-    ("placement 1.2, placement 1.9", (1, 9)),
-    ("compute 2.1", (1, 0)),
-])
+@pytest.mark.parametrize(
+    "header, expected",
+    [
+        (None, (1, 0)),
+        ("", (1, 0)),
+        ("placement 1.5", (1, 5)),
+        ("PLACEMENT 1.5", (1, 5)),
+        ("placement  1.05 ", (1, 5)),
+        ("placement latest", (1, 39)),
+        ("compute 2.1, placement 1.7", (1, 7)),
+        ("placement 1.2, placement 1.9", (1, 9)),
+        ("compute 2.1", (1, 0)),
+    ],
+)
 def test_accepted(header, expected):
     assert mv.parse(header) == expected
 

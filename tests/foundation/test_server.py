@@ -21,8 +21,9 @@ def _free_port() -> int:
 
 def _request(url, headers=None):
     try:
-        with urllib.request.urlopen(urllib.request.Request(url, headers=headers or {}),
-                                    timeout=10) as response:
+        with urllib.request.urlopen(
+            urllib.request.Request(url, headers=headers or {}), timeout=10
+        ) as response:
             return response.status, response.headers, json.loads(response.read())
     except urllib.error.HTTPError as exc:
         return exc.code, exc.headers, json.loads(exc.read())
@@ -38,7 +39,11 @@ def embedded_server(tmp_path_factory):
     log = open(home / "server.log", "w+")
     process = subprocess.Popen(
         [sys.executable, "-m", "placement.cmd.api", "--port", str(port), "--workers", "2"],
-        stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env=env,
+        start_new_session=True,
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         for _ in range(150):
@@ -64,8 +69,10 @@ def test_root_document(embedded_server):
 
 def test_unacceptable_version(embedded_server):
     base, _, _ = embedded_server
-    status, headers, body = _request(base + "/resource_providers", {
-        "x-auth-token": "admin", "openstack-api-version": "placement 1.99"})
+    status, headers, body = _request(
+        base + "/resource_providers",
+        {"x-auth-token": "admin", "openstack-api-version": "placement 1.99"},
+    )
     assert status == 406
     assert headers["content-type"] == "application/json"
     assert "Unacceptable version header: 1.99" in body["errors"][0]["detail"]

@@ -57,12 +57,18 @@ def test_noauth2_builds_the_context():
 
     stack = auth.NoAuthMiddleware(auth.ContextMiddleware(inner))
     falcon.testing.simulate_get(stack, "/x", headers={"X-Auth-Token": "alice:proj"})
-    assert (seen["ctx"].user_id, seen["ctx"].project_id, seen["ctx"].roles) == \
-        ("alice", "proj", [])
+    assert (seen["ctx"].user_id, seen["ctx"].project_id, seen["ctx"].roles) == ("alice", "proj", [])
     falcon.testing.simulate_get(stack, "/x", headers={"X-Auth-Token": "admin"})
     assert seen["ctx"].roles == ["admin"]
-    falcon.testing.simulate_get(stack, "/x", headers={
-        "X-Auth-Token": "bob", "X-Roles": "reader,service", "OpenStack-System-Scope": "all"})
+    falcon.testing.simulate_get(
+        stack,
+        "/x",
+        headers={
+            "X-Auth-Token": "bob",
+            "X-Roles": "reader,service",
+            "OpenStack-System-Scope": "all",
+        },
+    )
     assert seen["ctx"].roles == ["reader", "service"]
     assert seen["ctx"].system_scope == "all"
 
@@ -78,16 +84,16 @@ def test_unexpected_exception_is_a_500_document_and_a_logged_traceback(caplog):
     middleware.ErrorRenderer({}).install(app)
     wrapped = middleware.RequestLogMiddleware(app)
     with caplog.at_level(logging.ERROR, logger="placement.error"):
-        response = falcon.testing.simulate_get(wrapped, "/boom", headers={
-            "OpenStack-API-Version": "placement 1.30"})
+        response = falcon.testing.simulate_get(
+            wrapped, "/boom", headers={"OpenStack-API-Version": "placement 1.30"}
+        )
     assert response.status_code == 500
     doc = json.loads(response.text)["errors"][0]
     assert doc["title"] == "Internal Server Error"
     assert doc["code"] == "placement.undefined_code"
     assert "kaboom" not in response.text
     request_id = response.headers["x-openstack-request-id"]
-    assert any(request_id in r.getMessage() and "kaboom" in r.getMessage()
-               for r in caplog.records)
+    assert any(request_id in r.getMessage() and "kaboom" in r.getMessage() for r in caplog.records)
 
 
 def test_api_call_helper_raises_on_errors(app):

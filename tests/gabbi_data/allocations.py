@@ -34,22 +34,44 @@ def fixtures(api_fixture: type) -> list[type]:
 
         def seed(self, app) -> None:
             rp = os.environ["RP_UUID"]
-            api_call(app, "POST", "/resource_providers",
-                     {"name": os.environ["RP_NAME"], "uuid": rp}, version="1.20")
-            for record in ({"resource_class": "DISK_GB", "total": 2048, "step_size": 10,
-                            "min_unit": 10, "max_unit": 1000},
-                           {"resource_class": "VCPU", "total": 10, "max_unit": 10}):
-                api_call(app, "POST", f"/resource_providers/{rp}/inventories", record,
-                         version="1.1")
+            api_call(
+                app,
+                "POST",
+                "/resource_providers",
+                {"name": os.environ["RP_NAME"], "uuid": rp},
+                version="1.20",
+            )
+            for record in (
+                {
+                    "resource_class": "DISK_GB",
+                    "total": 2048,
+                    "step_size": 10,
+                    "min_unit": 10,
+                    "max_unit": 1000,
+                },
+                {"resource_class": "VCPU", "total": 10, "max_unit": 10},
+            ):
+                api_call(
+                    app, "POST", f"/resource_providers/{rp}/inventories", record, version="1.1"
+                )
             alt_user = _export("ALT_USER_ID")
             for name, user, resources in (
-                    ("CONSUMER_0", os.environ["USER_ID"], {"DISK_GB": 1000}),
-                    ("CONSUMER_ID", os.environ["USER_ID"], {"VCPU": 6}),
-                    ("ALT_CONSUMER_ID", alt_user, {"DISK_GB": 20, "VCPU": 1})):
-                api_call(app, "PUT", f"/allocations/{_export(name)}", {
-                    "allocations": {rp: {"resources": resources}},
-                    "project_id": os.environ["PROJECT_ID"], "user_id": user,
-                    "consumer_generation": None}, version="1.28")
+                ("CONSUMER_0", os.environ["USER_ID"], {"DISK_GB": 1000}),
+                ("CONSUMER_ID", os.environ["USER_ID"], {"VCPU": 6}),
+                ("ALT_CONSUMER_ID", alt_user, {"DISK_GB": 20, "VCPU": 1}),
+            ):
+                api_call(
+                    app,
+                    "PUT",
+                    f"/allocations/{_export(name)}",
+                    {
+                        "allocations": {rp: {"resources": resources}},
+                        "project_id": os.environ["PROJECT_ID"],
+                        "user_id": user,
+                        "consumer_generation": None,
+                    },
+                    version="1.28",
+                )
             _export("ALT_RP_UUID")
             _export("ALT_RP_NAME")
 

@@ -30,44 +30,72 @@ class _World:
             self.aggregates[name] = _export(f"{name}_UUID")
         return self.aggregates[name]
 
-    def provider(self, name: str, parent: str | None = None, *, aggregates=(), traits=(),
-                 **inventories) -> str:
+    def provider(
+        self, name: str, parent: str | None = None, *, aggregates=(), traits=(), **inventories
+    ) -> str:
         """Create ``name`` (exported as ``<NAME>_UUID``); inventories are
         ``CLASS=total`` or ``CLASS={"total": …, …}``."""
         rp = _export(f"{name.upper()}_UUID")
-        api_call(self.app, "POST", "/resource_providers",
-                 {"name": name, "uuid": rp, "parent_provider_uuid": parent}, version="1.20")
+        api_call(
+            self.app,
+            "POST",
+            "/resource_providers",
+            {"name": name, "uuid": rp, "parent_provider_uuid": parent},
+            version="1.20",
+        )
         generation = 0
         if inventories:
-            records = {rc: value if isinstance(value, dict) else {"total": value}
-                       for rc, value in inventories.items()}
+            records = {
+                rc: value if isinstance(value, dict) else {"total": value}
+                for rc, value in inventories.items()
+            }
             for rc in records:
                 if rc.startswith("CUSTOM_"):
                     api_call(self.app, "PUT", f"/resource_classes/{rc}", version="1.7")
-            _, body = api_call(self.app, "PUT", f"/resource_providers/{rp}/inventories",
-                               {"resource_provider_generation": generation,
-                                "inventories": records})
+            _, body = api_call(
+                self.app,
+                "PUT",
+                f"/resource_providers/{rp}/inventories",
+                {"resource_provider_generation": generation, "inventories": records},
+            )
             generation = body["resource_provider_generation"]
         if traits:
             for trait in traits:
                 if trait.startswith("CUSTOM_"):
                     api_call(self.app, "PUT", f"/traits/{trait}")
-            _, body = api_call(self.app, "PUT", f"/resource_providers/{rp}/traits",
-                               {"resource_provider_generation": generation,
-                                "traits": list(traits)})
+            _, body = api_call(
+                self.app,
+                "PUT",
+                f"/resource_providers/{rp}/traits",
+                {"resource_provider_generation": generation, "traits": list(traits)},
+            )
             generation = body["resource_provider_generation"]
         if aggregates:
-            api_call(self.app, "PUT", f"/resource_providers/{rp}/aggregates",
-                     {"resource_provider_generation": generation,
-                      "aggregates": [self.aggregate(a) for a in aggregates]})
+            api_call(
+                self.app,
+                "PUT",
+                f"/resource_providers/{rp}/aggregates",
+                {
+                    "resource_provider_generation": generation,
+                    "aggregates": [self.aggregate(a) for a in aggregates],
+                },
+            )
         return rp
 
     def consume(self, provider: str, **amounts: int) -> None:
         """A new consumer holding ``amounts`` on ``provider``."""
-        api_call(self.app, "PUT", f"/allocations/{uuid.uuid4()}", {
-            "allocations": {provider: {"resources": amounts}},
-            "project_id": os.environ["PROJECT_ID"], "user_id": os.environ["USER_ID"],
-            "consumer_generation": None}, version="1.28")
+        api_call(
+            self.app,
+            "PUT",
+            f"/allocations/{uuid.uuid4()}",
+            {
+                "allocations": {provider: {"resources": amounts}},
+                "project_id": os.environ["PROJECT_ID"],
+                "user_id": os.environ["USER_ID"],
+                "consumer_generation": None,
+            },
+            version="1.28",
+        )
 
 
 def _export(name: str) -> str:
@@ -77,6 +105,7 @@ def _export(name: str) -> str:
 
 # --- the data of upstream's candidate tests ---------------------------------------
 
+
 def shared_storage(world: _World) -> None:
     """cn1 and cn2 (VCPU, MEMORY_MB; cn2 also DISK_GB) each with two NUMA
     children holding a PF (SRIOV_NET_VF 8); ss and ss2 share DISK_GB; all
@@ -84,15 +113,21 @@ def shared_storage(world: _World) -> None:
     for cn in ("cn1", "cn2"):
         disk = {"DISK_GB": {"total": 2000, "reserved": 100}} if cn == "cn2" else {}
         traits = ("HW_CPU_X86_SSE", "HW_CPU_X86_SSE2") if cn == "cn1" else ()
-        root = world.provider(cn, aggregates=["AGG"], traits=traits,
-                              VCPU={"total": 24, "allocation_ratio": 16.0},
-                              MEMORY_MB={"total": 131072, "allocation_ratio": 1.5}, **disk)
+        root = world.provider(
+            cn,
+            aggregates=["AGG"],
+            traits=traits,
+            VCPU={"total": 24, "allocation_ratio": 16.0},
+            MEMORY_MB={"total": 131072, "allocation_ratio": 1.5},
+            **disk,
+        )
         for n in (1, 2):
             numa = world.provider(f"numa{cn[-1]}_{n}", root)
             world.provider(f"pf{cn[-1]}_{n}", numa, SRIOV_NET_VF=8)
     for ss in ("ss", "ss2"):
-        world.provider(ss, aggregates=["AGG"], traits=[SHARES],
-                       DISK_GB={"total": 2000, "reserved": 100})
+        world.provider(
+            ss, aggregates=["AGG"], traits=[SHARES], DISK_GB={"total": 2000, "reserved": 100}
+        )
 
 
 def numa_aggregates(world: _World) -> None:
@@ -102,8 +137,9 @@ def numa_aggregates(world: _World) -> None:
     cn1 = world.provider("cn1", aggregates=["AGGA"])
     cn2 = world.provider("cn2", aggregates=["AGGA", "AGGB"])
     for name, aggs in (("ss1", ["AGGA"]), ("ss2", ["AGGC"])):
-        world.provider(name, aggregates=aggs, traits=[SHARES],
-                       DISK_GB={"total": 2000, "reserved": 100})
+        world.provider(
+            name, aggregates=aggs, traits=[SHARES], DISK_GB={"total": 2000, "reserved": 100}
+        )
     vcpu = {"total": 24, "allocation_ratio": 16.0}
     world.provider("numa1_1", cn1, aggregates=["AGGC"], VCPU=vcpu)
     world.provider("numa1_2", cn1, VCPU=vcpu)
@@ -116,15 +152,34 @@ def numa_network(world: _World, cn1: str | None = None, cn2: str | None = None) 
     cn2 with NICs and PFs, and ss1 sharing DISK_GB, all in aggA."""
     world.provider("ss1", aggregates=["AGGA"], traits=[SHARES], DISK_GB=2000)
     cn1 = cn1 or world.provider("cn1")
-    api_call(world.app, "PUT", f"/resource_providers/{cn1}/aggregates",
-             [world.aggregate("AGGA")], version="1.1")
-    api_call(world.app, "PUT", f"/resource_providers/{cn1}/traits",
-             {"resource_provider_generation": 0, "traits": ["COMPUTE_VOLUME_MULTI_ATTACH"]})
+    api_call(
+        world.app,
+        "PUT",
+        f"/resource_providers/{cn1}/aggregates",
+        [world.aggregate("AGGA")],
+        version="1.1",
+    )
+    api_call(
+        world.app,
+        "PUT",
+        f"/resource_providers/{cn1}/traits",
+        {"resource_provider_generation": 0, "traits": ["COMPUTE_VOLUME_MULTI_ATTACH"]},
+    )
     os.environ["CN1_UUID"] = cn1
-    numa0 = world.provider("numa0", cn1, traits=["HW_NUMA_ROOT"], VCPU=4, MEMORY_MB={
-        "total": 2048, "min_unit": 512, "step_size": 256})
-    numa1 = world.provider("numa1", cn1, traits=["HW_NUMA_ROOT", "CUSTOM_FOO"], VCPU=4,
-                           MEMORY_MB={"total": 2048, "min_unit": 256, "max_unit": 1024})
+    numa0 = world.provider(
+        "numa0",
+        cn1,
+        traits=["HW_NUMA_ROOT"],
+        VCPU=4,
+        MEMORY_MB={"total": 2048, "min_unit": 512, "step_size": 256},
+    )
+    numa1 = world.provider(
+        "numa1",
+        cn1,
+        traits=["HW_NUMA_ROOT", "CUSTOM_FOO"],
+        VCPU=4,
+        MEMORY_MB={"total": 2048, "min_unit": 256, "max_unit": 1024},
+    )
     world.consume(numa0, VCPU=2)
     world.provider("fpga0", numa0, FPGA=1)
     world.provider("pgpu0", numa0, VGPU=8)
@@ -136,23 +191,45 @@ def numa_network(world: _World, cn1: str | None = None, cn2: str | None = None) 
     ovs = world.provider("ovs_agent", cn1, traits=["CUSTOM_VNIC_TYPE_NORMAL"])
     world.provider("br_int", ovs, traits=["CUSTOM_PHYSNET0"], NET_BW_EGR_KILOBIT_PER_SEC=1000)
     cn2 = cn2 or world.provider("cn2")
-    api_call(world.app, "PUT", f"/resource_providers/{cn2}/aggregates",
-             [world.aggregate("AGGA")], version="1.1")
-    api_call(world.app, "PUT", f"/resource_providers/{cn2}/inventories", {
-        "resource_provider_generation": 0, "inventories": {
-            "VCPU": {"total": 8},
-            "MEMORY_MB": {"total": 2048, "min_unit": 1024, "step_size": 128},
-            "DISK_GB": {"total": 1000}}})
-    api_call(world.app, "PUT", f"/resource_providers/{cn2}/traits",
-             {"resource_provider_generation": 1, "traits": ["CUSTOM_FOO"]})
+    api_call(
+        world.app,
+        "PUT",
+        f"/resource_providers/{cn2}/aggregates",
+        [world.aggregate("AGGA")],
+        version="1.1",
+    )
+    api_call(
+        world.app,
+        "PUT",
+        f"/resource_providers/{cn2}/inventories",
+        {
+            "resource_provider_generation": 0,
+            "inventories": {
+                "VCPU": {"total": 8},
+                "MEMORY_MB": {"total": 2048, "min_unit": 1024, "step_size": 128},
+                "DISK_GB": {"total": 1000},
+            },
+        },
+    )
+    api_call(
+        world.app,
+        "PUT",
+        f"/resource_providers/{cn2}/traits",
+        {"resource_provider_generation": 1, "traits": ["CUSTOM_FOO"]},
+    )
     os.environ["CN2_UUID"] = cn2
     world.consume(cn2, VCPU=3)
     nics = [world.provider(f"nic{n}", cn2, traits=["CUSTOM_HW_NIC_ROOT"]) for n in (1, 2, 3)]
-    for nic, name, physnet, vfs in ((0, "1_1", 1, 4), (0, "1_2", 2, 4), (1, "2_1", 1, 2),
-                                    (1, "2_2", 2, 2), (1, "2_3", 1, 2), (1, "2_4", 2, 2),
-                                    (2, "3_1", 1, 8)):
-        world.provider(f"pf{name}", nics[nic], traits=[f"CUSTOM_PHYSNET{physnet}"],
-                       CUSTOM_VF=vfs)
+    for nic, name, physnet, vfs in (
+        (0, "1_1", 1, 4),
+        (0, "1_2", 2, 4),
+        (1, "2_1", 1, 2),
+        (1, "2_2", 2, 2),
+        (1, "2_3", 1, 2),
+        (1, "2_4", 2, 2),
+        (2, "3_1", 1, 8),
+    ):
+        world.provider(f"pf{name}", nics[nic], traits=[f"CUSTOM_PHYSNET{physnet}"], CUSTOM_VF=vfs)
 
 
 def deep_numa_network(world: _World) -> None:
@@ -165,20 +242,48 @@ def deep_numa_network(world: _World) -> None:
 def granular(world: _World) -> None:
     """cn_left (aggA), cn_middle (aggA+B), cn_right (aggB+C) and the sharing
     shr_disk_1 (aggA, SSD), shr_disk_2 (aggA+B) and shr_net (aggC)."""
-    world.provider("cn_left", aggregates=["AGGA"], traits=[
-        "HW_CPU_X86_AVX", "HW_CPU_X86_AVX2", "HW_GPU_API_DXVA", "HW_NIC_DCB_PFC", "CUSTOM_FOO"],
-        VCPU=8, MEMORY_MB=4096, DISK_GB=500, VGPU=8, SRIOV_NET_VF=8, CUSTOM_NET_MBPS=4000)
-    world.provider("cn_middle", aggregates=["AGGA", "AGGB"], traits=[
-        "HW_CPU_X86_AVX", "HW_CPU_X86_AVX2", "HW_CPU_X86_SSE", "HW_NIC_ACCEL_TLS"],
-        VCPU=8, MEMORY_MB=4096, SRIOV_NET_VF=8, CUSTOM_NET_MBPS=4000)
-    world.provider("cn_right", aggregates=["AGGB", "AGGC"], traits=[
-        "HW_CPU_X86_MMX", "HW_GPU_API_DXVA", "CUSTOM_DISK_SSD"],
-        VCPU=8, MEMORY_MB=4096, DISK_GB=500, VGPU={"total": 8, "max_unit": 2})
-    world.provider("shr_disk_1", aggregates=["AGGA"], traits=[SHARES, "CUSTOM_DISK_SSD"],
-                   DISK_GB=1000)
+    world.provider(
+        "cn_left",
+        aggregates=["AGGA"],
+        traits=[
+            "HW_CPU_X86_AVX",
+            "HW_CPU_X86_AVX2",
+            "HW_GPU_API_DXVA",
+            "HW_NIC_DCB_PFC",
+            "CUSTOM_FOO",
+        ],
+        VCPU=8,
+        MEMORY_MB=4096,
+        DISK_GB=500,
+        VGPU=8,
+        SRIOV_NET_VF=8,
+        CUSTOM_NET_MBPS=4000,
+    )
+    world.provider(
+        "cn_middle",
+        aggregates=["AGGA", "AGGB"],
+        traits=["HW_CPU_X86_AVX", "HW_CPU_X86_AVX2", "HW_CPU_X86_SSE", "HW_NIC_ACCEL_TLS"],
+        VCPU=8,
+        MEMORY_MB=4096,
+        SRIOV_NET_VF=8,
+        CUSTOM_NET_MBPS=4000,
+    )
+    world.provider(
+        "cn_right",
+        aggregates=["AGGB", "AGGC"],
+        traits=["HW_CPU_X86_MMX", "HW_GPU_API_DXVA", "CUSTOM_DISK_SSD"],
+        VCPU=8,
+        MEMORY_MB=4096,
+        DISK_GB=500,
+        VGPU={"total": 8, "max_unit": 2},
+    )
+    world.provider(
+        "shr_disk_1", aggregates=["AGGA"], traits=[SHARES, "CUSTOM_DISK_SSD"], DISK_GB=1000
+    )
     world.provider("shr_disk_2", aggregates=["AGGA", "AGGB"], traits=[SHARES], DISK_GB=1000)
-    world.provider("shr_net", aggregates=["AGGC"], traits=[SHARES], SRIOV_NET_VF=16,
-                   CUSTOM_NET_MBPS=40000)
+    world.provider(
+        "shr_net", aggregates=["AGGC"], traits=[SHARES], SRIOV_NET_VF=16, CUSTOM_NET_MBPS=40000
+    )
 
 
 def non_shared_storage(world: _World) -> None:
@@ -191,6 +296,7 @@ def non_shared_storage(world: _World) -> None:
 
 
 # --- the "Modeling with Provider Trees" case studies ------------------------------
+
 
 def case_sharing(world: _World) -> None:
     """SS1 shares DISK_GB through aggA with CN1; SS2 shares with nobody; CN1
@@ -248,9 +354,10 @@ _WORLDS = {
 #: Fixtures seeding :func:`case_trees` under non-default ``[placement]`` options.
 _CONFIGURED = {
     "CaseTreesCappedFixture": {"max_allocation_candidates": 2},
-    "CaseTreesBreadthFirstFixture": {"max_allocation_candidates": 2,
-                                     "allocation_candidates_generation_strategy":
-                                         "breadth-first"},
+    "CaseTreesBreadthFirstFixture": {
+        "max_allocation_candidates": 2,
+        "allocation_candidates_generation_strategy": "breadth-first",
+    },
     "CaseTreesRandomFixture": {"randomize_allocation_candidates": True},
 }
 
@@ -259,11 +366,25 @@ def fixtures(api_fixture: type) -> list[type]:
     def seed(self, app) -> None:
         type(self).build(_World(app))
 
-    made = [type(name, (api_fixture,), {"seed": seed, "build": staticmethod(build),
-                                        "__doc__": build.__doc__})
-            for name, build in _WORLDS.items()]
-    made += [type(name, (api_fixture,), {"seed": seed, "build": staticmethod(case_trees),
-                                         "overrides": {"placement": options},
-                                         "__doc__": f"{case_trees.__doc__} Options: {options}"})
-             for name, options in _CONFIGURED.items()]
+    made = [
+        type(
+            name,
+            (api_fixture,),
+            {"seed": seed, "build": staticmethod(build), "__doc__": build.__doc__},
+        )
+        for name, build in _WORLDS.items()
+    ]
+    made += [
+        type(
+            name,
+            (api_fixture,),
+            {
+                "seed": seed,
+                "build": staticmethod(case_trees),
+                "overrides": {"placement": options},
+                "__doc__": f"{case_trees.__doc__} Options: {options}",
+            },
+        )
+        for name, options in _CONFIGURED.items()
+    ]
     return made

@@ -50,16 +50,32 @@ DEFAULT_PORT = 19140
 # (description, command, arguments, extra config file?)
 STEPS = [
     ("status before", "placement-status", ["upgrade", "check"], False),
-    ("first limited batch", "placement-manage", ["db", "online_data_migrations",
-                                                 "--max-count", "2"], False),
-    ("second limited batch", "placement-manage", ["db", "online_data_migrations",
-                                                  "--max-count", "2"], False),
+    (
+        "first limited batch",
+        "placement-manage",
+        ["db", "online_data_migrations", "--max-count", "2"],
+        False,
+    ),
+    (
+        "second limited batch",
+        "placement-manage",
+        ["db", "online_data_migrations", "--max-count", "2"],
+        False,
+    ),
     ("status midway", "placement-status", ["upgrade", "check"], False),
     ("run to completion", "placement-manage", ["db", "online_data_migrations"], False),
-    ("nothing left", "placement-manage", ["db", "online_data_migrations",
-                                          "--max-count", "5"], False),
-    ("bad max count", "placement-manage", ["db", "online_data_migrations",
-                                           "--max-count", "0"], False),
+    (
+        "nothing left",
+        "placement-manage",
+        ["db", "online_data_migrations", "--max-count", "5"],
+        False,
+    ),
+    (
+        "bad max count",
+        "placement-manage",
+        ["db", "online_data_migrations", "--max-count", "0"],
+        False,
+    ),
     ("status after", "placement-status", ["upgrade", "check"], False),
     ("JSON policy file", "placement-status", ["upgrade", "check"], True),
 ]
@@ -74,9 +90,16 @@ class Outcome:
 def _request(port: int, method: str, path: str, body: dict | None, version: str) -> dict:
     data = json.dumps(body).encode() if body is not None else None
     request = urllib.request.Request(
-        f"http://127.0.0.1:{port}{path}", data=data, method=method,
-        headers={"X-Auth-Token": "admin", "OpenStack-API-Version": f"placement {version}",
-                 "Content-Type": "application/json", "Accept": "application/json"})
+        f"http://127.0.0.1:{port}{path}",
+        data=data,
+        method=method,
+        headers={
+            "X-Auth-Token": "admin",
+            "OpenStack-API-Version": f"placement {version}",
+            "Content-Type": "application/json",
+            "Accept": "application/json",
+        },
+    )
     with urllib.request.urlopen(request, timeout=30) as response:
         raw = response.read()
     return json.loads(raw) if raw else {}
@@ -89,10 +112,21 @@ def upstream_api(venv: str, confdir: str, port: int) -> Iterator[None]:
     log_path = os.path.join(confdir, "server.log")
     with open(log_path, "w") as log:
         server = subprocess.Popen(
-            [os.path.join(venv, "bin", "gunicorn"), "--bind", f"127.0.0.1:{port}",
-             "--workers", "1", "--no-control-socket", "placement.wsgi.api:application"],
-            env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-            cwd=confdir)  # gunicorn puts its cwd first on sys.path: not our checkout
+            [
+                os.path.join(venv, "bin", "gunicorn"),
+                "--bind",
+                f"127.0.0.1:{port}",
+                "--workers",
+                "1",
+                "--no-control-socket",
+                "placement.wsgi.api:application",
+            ],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            cwd=confdir,
+        )  # gunicorn puts its cwd first on sys.path: not our checkout
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -102,8 +136,9 @@ def upstream_api(venv: str, confdir: str, port: int) -> Iterator[None]:
             except (urllib.error.URLError, ConnectionError):
                 if time.monotonic() > deadline or server.poll() is not None:
                     with open(log_path) as log:
-                        raise RuntimeError("upstream API did not start:\n"
-                                           + log.read()[-3000:]) from None
+                        raise RuntimeError(
+                            "upstream API did not start:\n" + log.read()[-3000:]
+                        ) from None
                 time.sleep(0.3)
         yield
     finally:
@@ -116,19 +151,44 @@ def write_through_api(port: int) -> None:
     """Providers (one with a child), VCPU inventories, allocations of five consumers."""
     roots = []
     for index in range(4):
-        made = _request(port, "POST", "/resource_providers",
-                        {"name": f"cn{index}", "uuid": str(uuid.uuid4())}, "1.20")
+        made = _request(
+            port,
+            "POST",
+            "/resource_providers",
+            {"name": f"cn{index}", "uuid": str(uuid.uuid4())},
+            "1.20",
+        )
         roots.append(made["uuid"])
-        _request(port, "PUT", f"/resource_providers/{made['uuid']}/inventories",
-                 {"resource_provider_generation": made["generation"],
-                  "inventories": {"VCPU": {"total": 16}}}, "1.20")
-    _request(port, "POST", "/resource_providers",
-             {"name": "cn0-numa0", "parent_provider_uuid": roots[0]}, "1.20")
+        _request(
+            port,
+            "PUT",
+            f"/resource_providers/{made['uuid']}/inventories",
+            {
+                "resource_provider_generation": made["generation"],
+                "inventories": {"VCPU": {"total": 16}},
+            },
+            "1.20",
+        )
+    _request(
+        port,
+        "POST",
+        "/resource_providers",
+        {"name": "cn0-numa0", "parent_provider_uuid": roots[0]},
+        "1.20",
+    )
     for index in range(5):
-        _request(port, "PUT", f"/allocations/{uuid.uuid4()}", {
-            "allocations": {roots[index % 4]: {"resources": {"VCPU": 1 + index}}},
-            "project_id": f"project-{index % 2}", "user_id": f"user-{index}",
-            "consumer_generation": None}, "1.28")
+        _request(
+            port,
+            "PUT",
+            f"/allocations/{uuid.uuid4()}",
+            {
+                "allocations": {roots[index % 4]: {"resources": {"VCPU": 1 + index}}},
+                "project_id": f"project-{index % 2}",
+                "user_id": f"user-{index}",
+                "consumer_generation": None,
+            },
+            "1.28",
+        )
 
 
 def copy_database(url: str, copy_name: str) -> str:
@@ -138,17 +198,26 @@ def copy_database(url: str, copy_name: str) -> str:
     try:
         with engine.connect() as conn:
             conn.exec_driver_sql(f"CREATE DATABASE `{copy_name}` CHARACTER SET utf8mb4")
-            names = conn.execute(sa.text(
-                "SELECT table_name FROM information_schema.tables WHERE table_schema = :s"),
-                {"s": source.database}).scalars().all()
+            names = (
+                conn.execute(
+                    sa.text(
+                        "SELECT table_name FROM information_schema.tables WHERE table_schema = :s"
+                    ),
+                    {"s": source.database},
+                )
+                .scalars()
+                .all()
+            )
             conn.exec_driver_sql(f"USE `{copy_name}`")
             conn.exec_driver_sql("SET FOREIGN_KEY_CHECKS = 0")
             for name in names:
-                ddl = conn.exec_driver_sql(
-                    f"SHOW CREATE TABLE `{source.database}`.`{name}`").one()[1]
+                ddl = conn.exec_driver_sql(f"SHOW CREATE TABLE `{source.database}`.`{name}`").one()[
+                    1
+                ]
                 conn.exec_driver_sql(ddl)
-                conn.exec_driver_sql(f"INSERT INTO `{copy_name}`.`{name}` "
-                                     f"SELECT * FROM `{source.database}`.`{name}`")
+                conn.exec_driver_sql(
+                    f"INSERT INTO `{copy_name}`.`{name}` SELECT * FROM `{source.database}`.`{name}`"
+                )
     finally:
         engine.dispose()
     return source.set(database=copy_name).render_as_string(hide_password=False)
@@ -159,8 +228,7 @@ def write_config(directory: str, url: str) -> tuple[str, str]:
     os.makedirs(directory, exist_ok=True)
     conf_file = os.path.join(directory, "placement.conf")
     with open(conf_file, "w") as stream:
-        stream.write(f"[api]\nauth_strategy = noauth2\n"
-                     f"[placement_database]\nconnection = {url}\n")
+        stream.write(f"[api]\nauth_strategy = noauth2\n[placement_database]\nconnection = {url}\n")
     policy_json = os.path.join(directory, "policy.json")
     with open(policy_json, "w") as stream:
         json.dump({"placement:traits:list": "role:admin"}, stream)
@@ -176,9 +244,13 @@ def run_steps(bin_dir: str, conf_file: str, policy_conf: str) -> list[Outcome]:
         files = ["--config-file", conf_file]
         if with_json_policy:
             files += ["--config-file", policy_conf]
-        done = subprocess.run([os.path.join(bin_dir, command), *files, *args],
-                              capture_output=True, text=True, timeout=300,
-                              cwd=os.path.dirname(conf_file))
+        done = subprocess.run(
+            [os.path.join(bin_dir, command), *files, *args],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=os.path.dirname(conf_file),
+        )
         outcomes.append(Outcome(done.returncode, done.stdout))
     return outcomes
 
@@ -193,21 +265,28 @@ def repaired_rows(url: str) -> dict[str, list[tuple]]:
             providers = conn.execute(
                 sa.select(rps.c.uuid, roots.c.uuid)
                 .outerjoin(roots, roots.c.id == rps.c.root_provider_id)
-                .order_by(rps.c.uuid)).all()
+                .order_by(rps.c.uuid)
+            ).all()
             owners = conn.execute(
-                sa.select(consumers.c.uuid, tables.projects.c.external_id,
-                          tables.users.c.external_id, consumers.c.generation,
-                          consumers.c.consumer_type_id)
+                sa.select(
+                    consumers.c.uuid,
+                    tables.projects.c.external_id,
+                    tables.users.c.external_id,
+                    consumers.c.generation,
+                    consumers.c.consumer_type_id,
+                )
                 .join(tables.projects, tables.projects.c.id == consumers.c.project_id)
                 .join(tables.users, tables.users.c.id == consumers.c.user_id)
-                .order_by(consumers.c.uuid)).all()
+                .order_by(consumers.c.uuid)
+            ).all()
     finally:
         engine.dispose()
     return {"providers": [tuple(r) for r in providers], "consumers": [tuple(r) for r in owners]}
 
 
-def compare(server: str, upstream_venv: str, ours_bin: str, port: int,
-            verbose: bool = False) -> list[str]:
+def compare(
+    server: str, upstream_venv: str, ours_bin: str, port: int, verbose: bool = False
+) -> list[str]:
     """Run the whole comparison; returns the differences found (empty: identical)."""
     made: list[str] = []
     with tempfile.TemporaryDirectory(prefix="placement-compare-") as work:
@@ -215,9 +294,18 @@ def compare(server: str, upstream_venv: str, ours_bin: str, port: int,
             original = dbutil.fresh_database_url(server, prefix="edge_compare_")
             made.append(original)
             conf_file, _ = write_config(os.path.join(work, "original"), original)
-            subprocess.run([os.path.join(upstream_venv, "bin", "placement-manage"),
-                            "--config-file", conf_file, "db", "sync"],
-                           check=True, capture_output=True, timeout=300)
+            subprocess.run(
+                [
+                    os.path.join(upstream_venv, "bin", "placement-manage"),
+                    "--config-file",
+                    conf_file,
+                    "db",
+                    "sync",
+                ],
+                check=True,
+                capture_output=True,
+                timeout=300,
+            )
             with upstream_api(upstream_venv, os.path.dirname(conf_file), port):
                 write_through_api(port)
             engine = sa.create_engine(original)
@@ -229,8 +317,10 @@ def compare(server: str, upstream_venv: str, ours_bin: str, port: int,
 
             name = sa.engine.make_url(original).database
             results, rows = {}, {}
-            for side, bin_dir in (("upstream", os.path.join(upstream_venv, "bin")),
-                                  ("ours", ours_bin)):
+            for side, bin_dir in (
+                ("upstream", os.path.join(upstream_venv, "bin")),
+                ("ours", ours_bin),
+            ):
                 url = copy_database(original, f"{name}_{side}")
                 made.append(url)
                 conf_file, policy_conf = write_config(os.path.join(work, side), url)
@@ -242,23 +332,31 @@ def compare(server: str, upstream_venv: str, ours_bin: str, port: int,
     return report(results, rows, verbose)
 
 
-def report(results: dict[str, list[Outcome]], rows: dict[str, dict],
-           verbose: bool = False) -> list[str]:
+def report(
+    results: dict[str, list[Outcome]], rows: dict[str, dict], verbose: bool = False
+) -> list[str]:
     differences = []
     for (name, command, args, _), theirs, ours in zip(
-            STEPS, results["upstream"], results["ours"], strict=True):
+        STEPS, results["upstream"], results["ours"], strict=True
+    ):
         same = (theirs.code, theirs.output) == (ours.code, ours.output)
-        print(f"{'same' if same else 'DIFFERENT':9} exit {theirs.code}/{ours.code}  "
-              f"{name}: {command} {' '.join(args)}")
+        print(
+            f"{'same' if same else 'DIFFERENT':9} exit {theirs.code}/{ours.code}  "
+            f"{name}: {command} {' '.join(args)}"
+        )
         if verbose:
             print(ours.output)
         if not same:
-            differences.append(f"{name}: upstream exit {theirs.code}\n{theirs.output}\n"
-                               f"ours exit {ours.code}\n{ours.output}")
+            differences.append(
+                f"{name}: upstream exit {theirs.code}\n{theirs.output}\n"
+                f"ours exit {ours.code}\n{ours.output}"
+            )
     same_rows = rows["upstream"] == rows["ours"]
-    print(f"{'same' if same_rows else 'DIFFERENT':9} repaired rows "
-          f"({len(rows['ours']['providers'])} providers, "
-          f"{len(rows['ours']['consumers'])} consumers)")
+    print(
+        f"{'same' if same_rows else 'DIFFERENT':9} repaired rows "
+        f"({len(rows['ours']['providers'])} providers, "
+        f"{len(rows['ours']['consumers'])} consumers)"
+    )
     if not same_rows:
         differences.append(f"rows: upstream {rows['upstream']}\nours {rows['ours']}")
     return differences
@@ -266,20 +364,29 @@ def report(results: dict[str, list[Outcome]], rows: dict[str, dict],
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--server", default=os.environ.get("PLACEMENT_TEST_MYSQL_URL")
-                        or DEFAULT_SERVER, help="MariaDB/MySQL server URL")
+    parser.add_argument(
+        "--server",
+        default=os.environ.get("PLACEMENT_TEST_MYSQL_URL") or DEFAULT_SERVER,
+        help="MariaDB/MySQL server URL",
+    )
     parser.add_argument("--upstream-venv", default=DEFAULT_UPSTREAM_VENV)
-    parser.add_argument("--ours-bin", default=os.path.dirname(sys.executable),
-                        help="directory holding our placement-manage and placement-status")
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT,
-                        help="port for upstream's API while data is written")
+    parser.add_argument(
+        "--ours-bin",
+        default=os.path.dirname(sys.executable),
+        help="directory holding our placement-manage and placement-status",
+    )
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=DEFAULT_PORT,
+        help="port for upstream's API while data is written",
+    )
     parser.add_argument("--verbose", action="store_true", help="print each step's output")
     args = parser.parse_args(argv)
     if not os.path.exists(os.path.join(args.upstream_venv, "bin", "placement-manage")):
         print(f"skipped: no upstream Placement venv at {args.upstream_venv}")
         return 0
-    differences = compare(args.server, args.upstream_venv, args.ours_bin, args.port,
-                          args.verbose)
+    differences = compare(args.server, args.upstream_venv, args.ours_bin, args.port, args.verbose)
     for difference in differences:
         print("\n" + difference)
     return 1 if differences else 0

@@ -17,8 +17,7 @@ from placement.db import tables
 VCPU = 0  # standard resource class ids are positions in os-resource-classes
 
 
-def insert_legacy_rows(conn: Connection, providers: int,
-                       consumers: dict[str, int]) -> list[int]:
+def insert_legacy_rows(conn: Connection, providers: int, consumers: dict[str, int]) -> list[int]:
     """``providers`` root-less providers; allocations for ``consumers``.
 
     ``consumers`` maps a consumer uuid to how many allocations it holds
@@ -27,14 +26,26 @@ def insert_legacy_rows(conn: Connection, providers: int,
     ids = []
     for _ in range(providers):
         provider_uuid = str(uuid.uuid4())
-        ids.append(conn.execute(tables.resource_providers.insert().values(
-            uuid=provider_uuid, name=f"legacy-{provider_uuid}", generation=0,
-            root_provider_id=None)).inserted_primary_key[0])
+        ids.append(
+            conn.execute(
+                tables.resource_providers.insert().values(
+                    uuid=provider_uuid,
+                    name=f"legacy-{provider_uuid}",
+                    generation=0,
+                    root_provider_id=None,
+                )
+            ).inserted_primary_key[0]
+        )
     for consumer_uuid, count in consumers.items():
         for index in range(count):
-            conn.execute(tables.allocations.insert().values(
-                resource_provider_id=ids[index % len(ids)], consumer_id=consumer_uuid,
-                resource_class_id=VCPU, used=1))
+            conn.execute(
+                tables.allocations.insert().values(
+                    resource_provider_id=ids[index % len(ids)],
+                    consumer_id=consumer_uuid,
+                    resource_class_id=VCPU,
+                    used=1,
+                )
+            )
     return ids
 
 
@@ -46,9 +57,25 @@ def make_legacy(conn: Connection, providers: int, consumers: int) -> None:
     allocations (by uuid) lose their ``consumers`` row.
     """
     rps, allocs = tables.resource_providers, tables.allocations
-    roots = conn.execute(sa.select(rps.c.id).where(rps.c.root_provider_id == rps.c.id)
-                         .order_by(rps.c.id).limit(providers)).scalars().all()
+    roots = (
+        conn.execute(
+            sa.select(rps.c.id)
+            .where(rps.c.root_provider_id == rps.c.id)
+            .order_by(rps.c.id)
+            .limit(providers)
+        )
+        .scalars()
+        .all()
+    )
     conn.execute(rps.update().where(rps.c.id.in_(roots)).values(root_provider_id=None))
-    held = conn.execute(sa.select(allocs.c.consumer_id).distinct()
-                        .order_by(allocs.c.consumer_id).limit(consumers)).scalars().all()
+    held = (
+        conn.execute(
+            sa.select(allocs.c.consumer_id)
+            .distinct()
+            .order_by(allocs.c.consumer_id)
+            .limit(consumers)
+        )
+        .scalars()
+        .all()
+    )
     conn.execute(tables.consumers.delete().where(tables.consumers.c.uuid.in_(held)))

@@ -29,12 +29,14 @@ def database(backend, tmp_path):
     with rig.fresh_database(backend) as url:
         rig.migrated(url)
         conf_file = tmp_path / "placement.conf"
-        conf_file.write_text(textwrap.dedent(f"""\
+        conf_file.write_text(
+            textwrap.dedent(f"""\
             [placement_database]
             connection = {url}
             [oslo_policy]
             policy_file = {tmp_path / "policy.yaml"}
-            """))
+            """)
+        )
         engine = db.engine_from_url(url)
         try:
             yield engine, str(conf_file)
@@ -62,10 +64,12 @@ def seed(engine, providers=3, consumers=None):
 
 def results(output):
     """Each check's name and result word, from the table."""
-    names = [line.split("Check: ")[1].strip(" |") for line in output.splitlines()
-             if "Check: " in line]
-    words = [line.split("Result: ")[1].strip(" |") for line in output.splitlines()
-             if "Result: " in line]
+    names = [
+        line.split("Check: ")[1].strip(" |") for line in output.splitlines() if "Check: " in line
+    ]
+    words = [
+        line.split("Result: ")[1].strip(" |") for line in output.splitlines() if "Result: " in line
+    ]
     return dict(zip(names, words, strict=True))
 
 
@@ -73,9 +77,11 @@ def test_clean_database_passes_every_check(database, capsys):
     _engine, conf_file = database
     code, out = check(conf_file, capsys)
     assert code == 0
-    assert results(out) == {"Missing Root Provider IDs": "Success",
-                            "Incomplete Consumers": "Success",
-                            "Policy File JSON to YAML Migration": "Success"}
+    assert results(out) == {
+        "Missing Root Provider IDs": "Success",
+        "Incomplete Consumers": "Success",
+        "Policy File JSON to YAML Migration": "Success",
+    }
 
 
 def test_missing_root_ids_fail_and_incomplete_consumers_warn(database, capsys):
@@ -87,11 +93,14 @@ def test_missing_root_ids_fail_and_incomplete_consumers_warn(database, capsys):
     assert by_name["Missing Root Provider IDs"]["result"] == 2
     assert by_name["Missing Root Provider IDs"]["details"] == (
         "There is at least one resource provider table record which misses its root "
-        f"provider id. {RUN_MIGRATIONS}")
+        f"provider id. {RUN_MIGRATIONS}"
+    )
     assert by_name["Incomplete Consumers"] == {
-        "check": "Incomplete Consumers", "result": 1,
+        "check": "Incomplete Consumers",
+        "result": 1,
         "details": "There are 2 incomplete consumers table records for existing "
-                   f"allocations. {RUN_MIGRATIONS}"}
+        f"allocations. {RUN_MIGRATIONS}",
+    }
 
 
 def test_only_incomplete_consumers_is_a_warning(database, capsys):
@@ -129,25 +138,35 @@ def test_limited_batches_then_a_full_run(database, capsys):
     assert code == 1
     assert out.splitlines()[:2] == [
         "1 rows matched query set_root_provider_ids, 1 migrated",
-        "1 rows matched query create_incomplete_consumers, 1 migrated"]
+        "1 rows matched query create_incomplete_consumers, 1 migrated",
+    ]
 
     code, out = migrate(conf_file, capsys)
     assert code == 0
     lines = out.splitlines()
-    assert lines[:2] == ["Running batches of 50 until complete",
-                         "1 rows matched query create_incomplete_consumers, 1 migrated"]
-    assert table_rows(out) == [["set_root_provider_ids", "0", "0"],
-                               ["create_incomplete_consumers", "1", "1"]]
+    assert lines[:2] == [
+        "Running batches of 50 until complete",
+        "1 rows matched query create_incomplete_consumers, 1 migrated",
+    ]
+    assert table_rows(out) == [
+        ["set_root_provider_ids", "0", "0"],
+        ["create_incomplete_consumers", "1", "1"],
+    ]
 
     with db.reader(engine) as conn:
         rps = tables.resource_providers
         roots = dict(conn.execute(sa.select(rps.c.id, rps.c.root_provider_id)).all())
         owners = conn.execute(
-            sa.select(tables.consumers.c.uuid, tables.projects.c.external_id,
-                      tables.users.c.external_id, tables.consumers.c.generation)
+            sa.select(
+                tables.consumers.c.uuid,
+                tables.projects.c.external_id,
+                tables.users.c.external_id,
+                tables.consumers.c.generation,
+            )
             .join(tables.projects, tables.projects.c.id == tables.consumers.c.project_id)
             .join(tables.users, tables.users.c.id == tables.consumers.c.user_id)
-            .order_by(tables.consumers.c.uuid)).all()
+            .order_by(tables.consumers.c.uuid)
+        ).all()
     assert roots == {rp_id: rp_id for rp_id in provider_ids}
     assert [tuple(row) for row in owners] == [(c, INCOMPLETE, INCOMPLETE, 0) for c in consumers]
     assert check(conf_file, capsys)[0] == 0
@@ -161,24 +180,31 @@ def test_unlimited_run_loops_until_nothing_is_left(database, capsys):
     assert out.splitlines()[1:4] == [
         "50 rows matched query set_root_provider_ids, 50 migrated",
         "10 rows matched query set_root_provider_ids, 10 migrated",
-        "40 rows matched query create_incomplete_consumers, 40 migrated"]
-    assert table_rows(out) == [["set_root_provider_ids", "60", "60"],
-                               ["create_incomplete_consumers", "45", "45"]]
+        "40 rows matched query create_incomplete_consumers, 40 migrated",
+    ]
+    assert table_rows(out) == [
+        ["set_root_provider_ids", "60", "60"],
+        ["create_incomplete_consumers", "45", "45"],
+    ]
 
 
 def test_nothing_to_do(database, capsys):
     _engine, conf_file = database
     code, out = migrate(conf_file, capsys, "--max-count", "10")
     assert code == 0
-    assert table_rows(out) == [["set_root_provider_ids", "0", "0"],
-                               ["create_incomplete_consumers", "0", "0"]]
+    assert table_rows(out) == [
+        ["set_root_provider_ids", "0", "0"],
+        ["create_incomplete_consumers", "0", "0"],
+    ]
 
 
 @pytest.mark.parametrize("value", ["0", "-3", "many"])
 def test_bad_max_count(database, capsys, value):
     _engine, conf_file = database
     assert migrate(conf_file, capsys, "--max-count", value) == (
-        127, "Must supply a positive value for max_count\n")
+        127,
+        "Must supply a positive value for max_count\n",
+    )
 
 
 def test_a_failing_migration_exits_2(database, capsys):
@@ -205,8 +231,11 @@ def test_limited_run_that_progressed_is_not_a_failure(database, capsys):
 
 def table_rows(output):
     """The data rows of the prettytable at the end of ``output``."""
-    rows = [[cell.strip() for cell in line.strip("|").split("|")]
-            for line in output.splitlines() if line.startswith("|")]
+    rows = [
+        [cell.strip() for cell in line.strip("|").split("|")]
+        for line in output.splitlines()
+        if line.startswith("|")
+    ]
     return rows[1:]
 
 

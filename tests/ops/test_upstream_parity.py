@@ -25,9 +25,12 @@ def free_port() -> int:
 
 
 @pytest.mark.skipif(not SERVER, reason="PLACEMENT_TEST_MYSQL_URL not set")
-@pytest.mark.skipif(not os.path.exists(os.path.join(UPSTREAM_VENV, "bin", "placement-manage")),
-                    reason=f"no upstream Placement venv at {UPSTREAM_VENV}")
+@pytest.mark.skipif(
+    not os.path.exists(os.path.join(UPSTREAM_VENV, "bin", "placement-manage")),
+    reason=f"no upstream Placement venv at {UPSTREAM_VENV}",
+)
 def test_commands_report_what_upstream_reports():
     differences = compare_upstream.compare(
-        SERVER, UPSTREAM_VENV, os.path.dirname(sys.executable), free_port())
+        SERVER, UPSTREAM_VENV, os.path.dirname(sys.executable), free_port()
+    )
     assert differences == []

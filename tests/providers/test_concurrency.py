@@ -38,9 +38,18 @@ def _winner(results: list[tuple[int, dict]]) -> int:
 
 def test_concurrent_inventory_replacements(app, provider_uuid):
     path = f"/resource_providers/{provider_uuid}/inventories"
-    results = run_together(WRITERS, lambda i: call(app, "PUT", path, {
-        "resource_provider_generation": 0,
-        "inventories": {"VCPU": {"total": 10 + i}, "DISK_GB": {"total": 100 + i}}}))
+    results = run_together(
+        WRITERS,
+        lambda i: call(
+            app,
+            "PUT",
+            path,
+            {
+                "resource_provider_generation": 0,
+                "inventories": {"VCPU": {"total": 10 + i}, "DISK_GB": {"total": 100 + i}},
+            },
+        ),
+    )
     winner = _winner(results)
     status, body = call(app, "GET", path)
     assert body["resource_provider_generation"] == 1
@@ -50,10 +59,15 @@ def test_concurrent_inventory_replacements(app, provider_uuid):
 
 def test_concurrent_single_inventory_updates(app, provider_uuid):
     path = f"/resource_providers/{provider_uuid}/inventories"
-    call(app, "PUT", path, {"resource_provider_generation": 0,
-                            "inventories": {"VCPU": {"total": 1}}})
-    results = run_together(WRITERS, lambda i: call(app, "PUT", f"{path}/VCPU", {
-        "resource_provider_generation": 1, "total": 20 + i}))
+    call(
+        app, "PUT", path, {"resource_provider_generation": 0, "inventories": {"VCPU": {"total": 1}}}
+    )
+    results = run_together(
+        WRITERS,
+        lambda i: call(
+            app, "PUT", f"{path}/VCPU", {"resource_provider_generation": 1, "total": 20 + i}
+        ),
+    )
     winner = _winner(results)
     status, body = call(app, "GET", f"{path}/VCPU")
     assert (body["total"], body["resource_provider_generation"]) == (20 + winner, 2)
@@ -62,8 +76,16 @@ def test_concurrent_single_inventory_updates(app, provider_uuid):
 def test_concurrent_aggregate_replacements(app, provider_uuid):
     path = f"/resource_providers/{provider_uuid}/aggregates"
     sets = [[str(uuid.uuid4()), str(uuid.uuid4())] for _ in range(WRITERS)]
-    results = run_together(WRITERS, lambda i: call(app, "PUT", path, {
-        "resource_provider_generation": 0, "aggregates": sets[i]}, version="1.23"))
+    results = run_together(
+        WRITERS,
+        lambda i: call(
+            app,
+            "PUT",
+            path,
+            {"resource_provider_generation": 0, "aggregates": sets[i]},
+            version="1.23",
+        ),
+    )
     winner = _winner(results)
     status, body = call(app, "GET", path, version="1.23")
     assert sorted(body["aggregates"]) == sorted(sets[winner])
@@ -76,8 +98,9 @@ def test_object_layer_writers_with_one_stale_view(engine, provider_uuid):
 
     def write(i: int) -> int:
         if i % 2:
-            return agg_obj.set_aggregates(engine, provider, [str(uuid.uuid4())],
-                                          increment_generation=True)
+            return agg_obj.set_aggregates(
+                engine, provider, [str(uuid.uuid4())], increment_generation=True
+            )
         return inv_obj.set_inventories(engine, provider, {"VCPU": {"total": 1 + i}})
 
     results = run_together(WRITERS, write)

@@ -29,9 +29,16 @@ def _records(engine, provider: rp_obj.Provider) -> dict[str, dict]:
 def test_defaults_fill_what_the_request_left_out(engine, provider):
     generation = inv_obj.set_inventories(engine, provider, {"VCPU": {"total": 8}})
     assert generation == 1
-    assert _records(engine, provider) == {"VCPU": {
-        "total": 8, "reserved": 0, "min_unit": 1, "max_unit": inv_obj.MAX_INT, "step_size": 1,
-        "allocation_ratio": 1.0}}
+    assert _records(engine, provider) == {
+        "VCPU": {
+            "total": 8,
+            "reserved": 0,
+            "min_unit": 1,
+            "max_unit": inv_obj.MAX_INT,
+            "step_size": 1,
+            "allocation_ratio": 1.0,
+        }
+    }
 
 
 def test_replacing_always_bumps_the_generation(engine, provider):
@@ -46,10 +53,12 @@ def test_replace_inside_a_callers_transaction(engine, provider):
     """What the reshaper does: several writes, one transaction, capacity unchecked."""
     with db.writer(engine) as conn:
         first = inv_obj.replace_inventories(
-            conn, provider, {"VCPU": {"total": 2, "reserved": 5}}, check_capacity=False)
+            conn, provider, {"VCPU": {"total": 2, "reserved": 5}}, check_capacity=False
+        )
         bumped = dataclasses.replace(provider, generation=first)
-        second = inv_obj.replace_inventories(conn, bumped, {"DISK_GB": {"total": 3}},
-                                             check_capacity=False)
+        second = inv_obj.replace_inventories(
+            conn, bumped, {"DISK_GB": {"total": 3}}, check_capacity=False
+        )
     assert (first, second) == (1, 2)
     assert list(_records(engine, provider)) == ["DISK_GB"]
 
@@ -62,22 +71,29 @@ def test_a_stale_generation_writes_nothing(engine, provider):
     assert _current(engine, provider).generation == 1
 
 
-@pytest.mark.parametrize("record, may_equal, message", [
-    ({"total": 4, "reserved": 4}, False, "greater than or equal to total."),
-    ({"total": 4, "reserved": 5}, True, "greater than total."),
-    ({"total": 4, "allocation_ratio": -1}, True, "greater than total."),
-])
+@pytest.mark.parametrize(
+    "record, may_equal, message",
+    [
+        ({"total": 4, "reserved": 4}, False, "greater than or equal to total."),
+        ({"total": 4, "reserved": 5}, True, "greater than total."),
+        ({"total": 4, "allocation_ratio": -1}, True, "greater than total."),
+    ],
+)
 def test_capacity_must_be_left(engine, provider, record, may_equal, message):
     with pytest.raises(inv_obj.InvalidCapacity) as caught:
-        inv_obj.set_inventories(engine, provider, {"VCPU": record},
-                                reserved_may_equal_total=may_equal)
-    assert caught.value.message == (f"Invalid inventory for 'VCPU' on resource provider "
-                                    f"'{provider.uuid}'. The reserved value is {message}")
+        inv_obj.set_inventories(
+            engine, provider, {"VCPU": record}, reserved_may_equal_total=may_equal
+        )
+    assert caught.value.message == (
+        f"Invalid inventory for 'VCPU' on resource provider "
+        f"'{provider.uuid}'. The reserved value is {message}"
+    )
 
 
 def test_reserved_may_equal_total_from_1_26(engine, provider):
-    inv_obj.set_inventories(engine, provider, {"VCPU": {"total": 4, "reserved": 4}},
-                            reserved_may_equal_total=True)
+    inv_obj.set_inventories(
+        engine, provider, {"VCPU": {"total": 4, "reserved": 4}}, reserved_may_equal_total=True
+    )
     assert _records(engine, provider)["VCPU"]["reserved"] == 4
 
 
@@ -88,14 +104,18 @@ def test_unknown_classes_are_named(engine, provider):
 
 
 def test_removing_allocated_inventory_is_refused_and_rolled_back(engine, provider):
-    inv_obj.set_inventories(engine, provider, {"VCPU": {"total": 8}, "DISK_GB": {"total": 9},
-                                               "MEMORY_MB": {"total": 512}})
+    inv_obj.set_inventories(
+        engine,
+        provider,
+        {"VCPU": {"total": 8}, "DISK_GB": {"total": 9}, "MEMORY_MB": {"total": 512}},
+    )
     allocate(engine, provider.uuid, {"VCPU": 1, "DISK_GB": 1})
     with pytest.raises(inv_obj.InventoryInUse) as caught:
         inv_obj.set_inventories(engine, _current(engine, provider), {"MEMORY_MB": {"total": 1}})
     assert caught.value.code == errors.INVENTORY_INUSE
-    assert caught.value.message == (f"Inventory for 'VCPU, DISK_GB' on resource provider "
-                                    f"'{provider.uuid}' in use.")
+    assert caught.value.message == (
+        f"Inventory for 'VCPU, DISK_GB' on resource provider '{provider.uuid}' in use."
+    )
     with pytest.raises(inv_obj.InventoryInUse):
         inv_obj.delete_inventory(engine, _current(engine, provider), "DISK_GB")
     with pytest.raises(inv_obj.InventoryInUse):
@@ -107,29 +127,49 @@ def test_removing_allocated_inventory_is_refused_and_rolled_back(engine, provide
 def test_shrinking_below_usage_is_allowed(engine, provider):
     inv_obj.set_inventories(engine, provider, {"VCPU": {"total": 8}})
     allocate(engine, provider.uuid, {"VCPU": 6})
-    inv_obj.update_inventory(engine, _current(engine, provider), "VCPU", {"total": 2},
-                             reserved_may_equal_total=True)
+    inv_obj.update_inventory(
+        engine, _current(engine, provider), "VCPU", {"total": 2}, reserved_may_equal_total=True
+    )
     assert _records(engine, provider)["VCPU"]["total"] == 2
 
 
 def test_one_class_at_a_time(engine, provider):
-    assert inv_obj.add_inventory(engine, provider, "VCPU", {"total": 2},
-                                 reserved_may_equal_total=True) == 1
+    assert (
+        inv_obj.add_inventory(engine, provider, "VCPU", {"total": 2}, reserved_may_equal_total=True)
+        == 1
+    )
     with pytest.raises(errors.Conflict) as caught:
-        inv_obj.add_inventory(engine, _current(engine, provider), "VCPU", {"total": 2},
-                              reserved_may_equal_total=True)
+        inv_obj.add_inventory(
+            engine, _current(engine, provider), "VCPU", {"total": 2}, reserved_may_equal_total=True
+        )
     assert caught.value.code == errors.CONCURRENT_UPDATE
     with pytest.raises(errors.BadRequest, match="No such resource class CUSTOM_X"):
-        inv_obj.add_inventory(engine, _current(engine, provider), "CUSTOM_X", {"total": 2},
-                              reserved_may_equal_total=True)
+        inv_obj.add_inventory(
+            engine,
+            _current(engine, provider),
+            "CUSTOM_X",
+            {"total": 2},
+            reserved_may_equal_total=True,
+        )
     with pytest.raises(inv_obj.NoInventoryOfClass, match="^No inventory of class DISK_GB found.$"):
-        inv_obj.update_inventory(engine, _current(engine, provider), "DISK_GB", {"total": 2},
-                                 reserved_may_equal_total=True)
+        inv_obj.update_inventory(
+            engine,
+            _current(engine, provider),
+            "DISK_GB",
+            {"total": 2},
+            reserved_may_equal_total=True,
+        )
     with pytest.raises(errors.NotFound, match="^No such resource class CUSTOM_X.$"):
-        inv_obj.update_inventory(engine, _current(engine, provider), "CUSTOM_X", {"total": 2},
-                                 reserved_may_equal_total=True)
-    with pytest.raises(inv_obj.NoInventoryOfClass, match="^No inventory of class DISK_GB found "
-                       "for delete$"):
+        inv_obj.update_inventory(
+            engine,
+            _current(engine, provider),
+            "CUSTOM_X",
+            {"total": 2},
+            reserved_may_equal_total=True,
+        )
+    with pytest.raises(
+        inv_obj.NoInventoryOfClass, match="^No inventory of class DISK_GB found for delete$"
+    ):
         inv_obj.delete_inventory(engine, _current(engine, provider), "DISK_GB")
     assert inv_obj.delete_inventory(engine, _current(engine, provider), "VCPU") == 2
     assert _records(engine, provider) == {}

@@ -18,8 +18,9 @@ from tests.providers.conftest import allocate
 
 
 def _new(engine, name: str, parent: rp_obj.Provider | None = None) -> rp_obj.Provider:
-    return rp_obj.create_provider(engine, name=name, uuid=str(uuid.uuid4()),
-                                  parent_uuid=parent.uuid if parent else None)
+    return rp_obj.create_provider(
+        engine, name=name, uuid=str(uuid.uuid4()), parent_uuid=parent.uuid if parent else None
+    )
 
 
 def _reload(engine, provider: rp_obj.Provider) -> rp_obj.Provider:
@@ -31,8 +32,10 @@ def test_a_root_is_its_own_root_and_children_inherit_it(engine):
     child = _new(engine, "child", root)
     grandchild = _new(engine, "grandchild", child)
     assert (root.root_provider_uuid, root.parent_provider_uuid) == (root.uuid, None)
-    assert (grandchild.root_provider_uuid, grandchild.parent_provider_uuid) == (root.uuid,
-                                                                              child.uuid)
+    assert (grandchild.root_provider_uuid, grandchild.parent_provider_uuid) == (
+        root.uuid,
+        child.uuid,
+    )
     assert root.generation == child.generation == 0
 
 
@@ -58,7 +61,8 @@ def test_bad_parents_and_empty_names_are_refused(engine):
         rp_obj.create_provider(engine, name="x", uuid=own, parent_uuid=own)
     assert caught.value.message == prefix + (
         "parent provider UUID cannot be same as UUID. Please set parent provider UUID to None "
-        "if there is no parent.")
+        "if there is no parent."
+    )
     with pytest.raises(errors.BadRequest, match="name is required$"):
         rp_obj.create_provider(engine, name="", uuid=own)
     assert rp_obj.find(engine, own) is None
@@ -81,14 +85,16 @@ def test_moving_a_subtree_rewrites_every_root_below_it(engine):
     old_root, new_root = _new(engine, "old"), _new(engine, "new")
     middle = _new(engine, "middle", old_root)
     leaf = _new(engine, "leaf", middle)
-    moved = rp_obj.update_provider(engine, middle, name="middle", parent_uuid=new_root.uuid,
-                                   allow_reparenting=True)
+    moved = rp_obj.update_provider(
+        engine, middle, name="middle", parent_uuid=new_root.uuid, allow_reparenting=True
+    )
     assert moved.root_provider_uuid == new_root.uuid
     assert _reload(engine, leaf).root_provider_uuid == new_root.uuid
     assert _reload(engine, old_root).root_provider_uuid == old_root.uuid
 
-    freed = rp_obj.update_provider(engine, moved, name="middle", parent_uuid=None,
-                                   allow_reparenting=True)
+    freed = rp_obj.update_provider(
+        engine, moved, name="middle", parent_uuid=None, allow_reparenting=True
+    )
     assert (freed.parent_provider_uuid, freed.root_provider_uuid) == (None, middle.uuid)
     assert _reload(engine, leaf).root_provider_uuid == middle.uuid
     assert freed.generation == middle.generation
@@ -100,9 +106,13 @@ def test_a_provider_cannot_move_below_itself(engine):
     grandchild = _new(engine, "grandchild", child)
     for target in (top, child, grandchild):
         with pytest.raises(errors.BadRequest, match="creating loop in the provider tree"):
-            rp_obj.update_provider(engine, child if target is not top else top,
-                                   name=(child if target is not top else top).name,
-                                   parent_uuid=target.uuid, allow_reparenting=True)
+            rp_obj.update_provider(
+                engine,
+                child if target is not top else top,
+                name=(child if target is not top else top).name,
+                parent_uuid=target.uuid,
+                allow_reparenting=True,
+            )
 
 
 def test_renaming_to_a_taken_name_conflicts(engine):
@@ -132,24 +142,37 @@ def test_delete_refuses_parents_then_providers_with_allocations(engine):
 def test_delete_takes_inventories_traits_and_aggregates_along(engine):
     provider = _new(engine, "doomed")
     inv_obj.set_inventories(engine, provider, {"VCPU": {"total": 4}, "DISK_GB": {"total": 9}})
-    agg_obj.set_aggregates(engine, _reload(engine, provider), [str(uuid.uuid4())],
-                           increment_generation=False)
+    agg_obj.set_aggregates(
+        engine, _reload(engine, provider), [str(uuid.uuid4())], increment_generation=False
+    )
     traits = tables.traits
     with writer(engine) as conn:
-        trait_id = conn.execute(select(traits.c.id).where(traits.c.name == "HW_CPU_X86_AVX")
-                                ).scalar_one()
-        conn.execute(insert(tables.resource_provider_traits).values(
-            trait_id=trait_id, resource_provider_id=provider.id))
+        trait_id = conn.execute(
+            select(traits.c.id).where(traits.c.name == "HW_CPU_X86_AVX")
+        ).scalar_one()
+        conn.execute(
+            insert(tables.resource_provider_traits).values(
+                trait_id=trait_id, resource_provider_id=provider.id
+            )
+        )
     rp_obj.delete_provider(engine, provider.uuid)
     with reader(engine) as conn:
-        for table in (tables.inventories, tables.resource_provider_traits,
-                      tables.resource_provider_aggregates):
-            count = conn.execute(select(func.count()).select_from(table).where(
-                table.c.resource_provider_id == provider.id)).scalar()
+        for table in (
+            tables.inventories,
+            tables.resource_provider_traits,
+            tables.resource_provider_aggregates,
+        ):
+            count = conn.execute(
+                select(func.count())
+                .select_from(table)
+                .where(table.c.resource_provider_id == provider.id)
+            ).scalar()
             assert count == 0, table.name
         # Aggregates themselves outlive their members.
-        assert conn.execute(select(func.count()).select_from(
-            tables.placement_aggregates)).scalar() == 1
+        assert (
+            conn.execute(select(func.count()).select_from(tables.placement_aggregates)).scalar()
+            == 1
+        )
 
 
 def test_increment_generation_is_a_compare_and_swap(engine):
@@ -163,6 +186,7 @@ def test_increment_generation_is_a_compare_and_swap(engine):
 
 
 # --- list filters ----------------------------------------------------------------
+
 
 def _names(engine, **wanted) -> list[str]:
     return [p.name for p in rp_obj.list_providers(engine, rp_obj.ProviderFilters(**wanted))]
@@ -181,8 +205,12 @@ def test_filters_by_name_uuid_and_tree(engine):
 
 def test_filters_by_aggregates(engine):
     agg_a, agg_b = str(uuid.uuid4()), str(uuid.uuid4())
-    for name, aggs in (("in_a", [agg_a]), ("in_b", [agg_b]), ("in_both", [agg_a, agg_b]),
-                       ("in_none", [])):
+    for name, aggs in (
+        ("in_a", [agg_a]),
+        ("in_b", [agg_b]),
+        ("in_both", [agg_a, agg_b]),
+        ("in_none", []),
+    ):
         agg_obj.set_aggregates(engine, _new(engine, name), aggs, increment_generation=False)
     v = mv.Version(1, 32)
 
@@ -199,15 +227,27 @@ def test_filters_by_aggregates(engine):
 def test_filters_by_traits(engine):
     traits = tables.traits
     with writer(engine) as conn:
-        ids = dict(conn.execute(select(traits.c.name, traits.c.id).where(
-            traits.c.name.in_(["HW_CPU_X86_AVX", "HW_CPU_X86_SSE"]))).all())
-    for name, names in (("avx", ["HW_CPU_X86_AVX"]), ("sse", ["HW_CPU_X86_SSE"]),
-                        ("both", ["HW_CPU_X86_AVX", "HW_CPU_X86_SSE"]), ("plain", [])):
+        ids = dict(
+            conn.execute(
+                select(traits.c.name, traits.c.id).where(
+                    traits.c.name.in_(["HW_CPU_X86_AVX", "HW_CPU_X86_SSE"])
+                )
+            ).all()
+        )
+    for name, names in (
+        ("avx", ["HW_CPU_X86_AVX"]),
+        ("sse", ["HW_CPU_X86_SSE"]),
+        ("both", ["HW_CPU_X86_AVX", "HW_CPU_X86_SSE"]),
+        ("plain", []),
+    ):
         provider = _new(engine, name)
         with writer(engine) as conn:
             for trait in names:
-                conn.execute(insert(tables.resource_provider_traits).values(
-                    trait_id=ids[trait], resource_provider_id=provider.id))
+                conn.execute(
+                    insert(tables.resource_provider_traits).values(
+                        trait_id=ids[trait], resource_provider_id=provider.id
+                    )
+                )
 
     def having(*values: str) -> list[str]:
         return _names(engine, traits=filters.parse_required(list(values), mv.Version(1, 39)))
@@ -218,26 +258,39 @@ def test_filters_by_traits(engine):
     assert having("!HW_CPU_X86_AVX") == ["sse", "plain"]
     with pytest.raises(errors.BadRequest) as caught:
         having("CUSTOM_NOPE")
-    assert caught.value.message == ('Invalid trait(s) in "required" parameter: '
-                                    "No such trait(s): CUSTOM_NOPE.")
+    assert caught.value.message == (
+        'Invalid trait(s) in "required" parameter: No such trait(s): CUSTOM_NOPE.'
+    )
 
 
 def test_trait_filter_names_only_the_first_unknown_trait(engine):
-    wanted = filters.parse_required(["HW_CPU_X86_AVX,CUSTOM_NOPE,CUSTOM_ALSO_NOPE"],
-                                    mv.Version(1, 22))
+    wanted = filters.parse_required(
+        ["HW_CPU_X86_AVX,CUSTOM_NOPE,CUSTOM_ALSO_NOPE"], mv.Version(1, 22)
+    )
     with pytest.raises(errors.BadRequest) as caught:
         _names(engine, traits=wanted)
-    assert caught.value.message == ('Invalid trait(s) in "required" parameter: '
-                                    "No such trait(s): CUSTOM_NOPE.")
+    assert caught.value.message == (
+        'Invalid trait(s) in "required" parameter: No such trait(s): CUSTOM_NOPE.'
+    )
 
 
 def test_filters_by_capacity_right_now(engine):
     small, big = _new(engine, "small"), _new(engine, "big")
     inv_obj.set_inventories(engine, small, {"VCPU": {"total": 4, "reserved": 1}})
-    inv_obj.set_inventories(engine, big, {
-        "VCPU": {"total": 8, "allocation_ratio": 2.0, "max_unit": 6, "step_size": 2,
-                 "min_unit": 2},
-        "DISK_GB": {"total": 100}})
+    inv_obj.set_inventories(
+        engine,
+        big,
+        {
+            "VCPU": {
+                "total": 8,
+                "allocation_ratio": 2.0,
+                "max_unit": 6,
+                "step_size": 2,
+                "min_unit": 2,
+            },
+            "DISK_GB": {"total": 100},
+        },
+    )
     allocate(engine, small.uuid, {"VCPU": 3})
     allocate(engine, big.uuid, {"VCPU": 10})
 
@@ -251,8 +304,11 @@ def test_filters_by_capacity_right_now(engine):
     assert fitting({"VCPU": 3}) == []  # not a step
     assert fitting({"DISK_GB": 100, "VCPU": 4}) == ["big"]
     assert fitting({"MEMORY_MB": 1}) == []
-    with pytest.raises(errors.BadRequest, match="^Invalid resource class in resources "
-                       "parameter: No such resource class CUSTOM_NOPE.$"):
+    with pytest.raises(
+        errors.BadRequest,
+        match="^Invalid resource class in resources "
+        "parameter: No such resource class CUSTOM_NOPE.$",
+    ):
         fitting({"CUSTOM_NOPE": 1})
 
 
@@ -267,5 +323,8 @@ def test_a_filter_nobody_passes_ends_the_search_before_later_ones_are_checked(en
     for first in nobody:
         assert _names(engine, resources={"CUSTOM_NOPE": 1}, **first) == []
     with pytest.raises(errors.BadRequest, match="No such resource class CUSTOM_NOPE"):
-        _names(engine, resources={"CUSTOM_NOPE": 1},
-               traits=filters.parse_required(["!HW_CPU_X86_AVX"], v))
+        _names(
+            engine,
+            resources={"CUSTOM_NOPE": 1},
+            traits=filters.parse_required(["!HW_CPU_X86_AVX"], v),
+        )

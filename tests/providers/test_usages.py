@@ -15,8 +15,11 @@ from tests.providers.conftest import allocate
 @pytest.fixture
 def provider(engine) -> rp_obj.Provider:
     provider = rp_obj.create_provider(engine, name="host", uuid=str(uuid.uuid4()))
-    inv_obj.set_inventories(engine, provider, {
-        "VCPU": {"total": 64}, "MEMORY_MB": {"total": 65536}, "DISK_GB": {"total": 1000}})
+    inv_obj.set_inventories(
+        engine,
+        provider,
+        {"VCPU": {"total": 64}, "MEMORY_MB": {"total": 65536}, "DISK_GB": {"total": 1000}},
+    )
     return provider
 
 
@@ -32,7 +35,10 @@ def usages(engine, provider) -> None:
 
 def test_provider_usages_list_every_inventoried_class(engine, provider, usages):
     assert usage_obj.provider_usages(engine, provider.id) == {
-        "VCPU": 39, "MEMORY_MB": 896, "DISK_GB": 0}
+        "VCPU": 39,
+        "MEMORY_MB": 896,
+        "DISK_GB": 0,
+    }
 
 
 def test_project_usages(engine, usages):
@@ -49,17 +55,21 @@ def test_usages_grouped_by_consumer_type(engine, usages):
     }
 
 
-@pytest.mark.parametrize("consumer_type, expected", [
-    ("all", {"all": {"VCPU": 7, "MEMORY_MB": 896, "consumer_count": 4}}),
-    ("unknown", {"unknown": {"MEMORY_MB": 128, "consumer_count": 1}}),
-    ("MIGRATION", {"MIGRATION": {"VCPU": 1, "MEMORY_MB": 256, "consumer_count": 1}}),
-    ("allx", {}),
-])
+@pytest.mark.parametrize(
+    "consumer_type, expected",
+    [
+        ("all", {"all": {"VCPU": 7, "MEMORY_MB": 896, "consumer_count": 4}}),
+        ("unknown", {"unknown": {"MEMORY_MB": 128, "consumer_count": 1}}),
+        ("MIGRATION", {"MIGRATION": {"VCPU": 1, "MEMORY_MB": 256, "consumer_count": 1}}),
+        ("allx", {}),
+    ],
+)
 def test_usages_of_one_consumer_type(engine, usages, consumer_type, expected):
     assert usage_obj.project_usages_by_type(engine, "proj", consumer_type=consumer_type) == expected
 
 
 def test_usages_by_type_for_one_user(engine, usages):
     assert usage_obj.project_usages_by_type(engine, "proj", "other") == {
-        "INSTANCE": {"VCPU": 4, "consumer_count": 1}}
+        "INSTANCE": {"VCPU": 4, "consumer_count": 1}
+    }
     assert usage_obj.project_usages_by_type(engine, "nobody", consumer_type="all") == {}

@@ -21,10 +21,15 @@ depends_on = None
 
 def upgrade() -> None:
     providers = sa.table("resource_providers", sa.column("root_provider_id"))
-    count = op.get_bind().execute(
-        sa.select(sa.func.count()).select_from(providers)
-        .where(providers.c.root_provider_id.is_(None))
-    ).scalar()
+    count = (
+        op.get_bind()
+        .execute(
+            sa.select(sa.func.count())
+            .select_from(providers)
+            .where(providers.c.root_provider_id.is_(None))
+        )
+        .scalar()
+    )
     if count:
         raise MigrationBlocked(
             f"{count} resource provider(s) have no root_provider_id. Run "

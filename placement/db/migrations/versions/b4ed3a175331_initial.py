@@ -61,8 +61,10 @@ def upgrade() -> None:
         _id(),
         sa.Column("resource_provider_id", sa.Integer(), nullable=False),
         sa.Column("resource_class_id", sa.Integer(), nullable=False),
-        *(sa.Column(name, sa.Integer(), nullable=False)
-          for name in ("total", "reserved", "min_unit", "max_unit", "step_size")),
+        *(
+            sa.Column(name, sa.Integer(), nullable=False)
+            for name in ("total", "reserved", "min_unit", "max_unit", "step_size")
+        ),
         sa.Column("allocation_ratio", sa.Float(), nullable=False),
         sa.PrimaryKeyConstraint("id"),
         sa.UniqueConstraint(
@@ -72,9 +74,7 @@ def upgrade() -> None:
         ),
     )
     op.create_index("inventories_resource_class_id_idx", "inventories", ["resource_class_id"])
-    op.create_index(
-        "inventories_resource_provider_id_idx", "inventories", ["resource_provider_id"]
-    )
+    op.create_index("inventories_resource_provider_id_idx", "inventories", ["resource_provider_id"])
     op.create_index(
         "inventories_resource_provider_resource_class_idx",
         "inventories",
