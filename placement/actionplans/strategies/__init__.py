@@ -1,0 +1,45 @@
+"""Strategies: turn an audit's parameters (and, for some, a world) into a solution.
+
+``solve`` is the one entry point. It validates the parameters with the strategy's
+``parameters_spec`` first (idempotent for parameters already stored that way), so a
+strategy always sees its defaults.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from placement.actionplans.catalog import STRATEGIES_BY_NAME
+from placement.actionplans.errors import NotFound, StrategyNotRunnable
+from placement.actionplans.parameters import apply_strategy_parameters
+from placement.actionplans.solution import Solution
+from placement.actionplans.strategies import actuator, dummy
+
+__all__ = ["ALGORITHMS", "solve"]
+
+#: Strategy name -> its algorithm, for the strategies that need no world.
+ALGORITHMS: dict[str, Callable[[dict[str, Any]], Solution]] = {
+    "actuator": actuator.solve,
+    "dummy": dummy.solve,
+}
+
+
+def solve(strategy_name: str, parameters: Mapping[str, Any], world: object = None) -> Solution:
+    """The solution of ``strategy_name`` for ``parameters``.
+
+    Raises NotFound for a name outside the catalog, InvalidAuditParameters (and
+    subclasses) for parameters the spec refuses, ReservedWord from the actuator, and
+    StrategyNotRunnable for a catalog strategy without an algorithm here. ``world``
+    is for the strategies that read capacity (issue 11); actuator and dummy ignore it.
+    """
+    spec = STRATEGIES_BY_NAME.get(strategy_name)
+    if spec is None:
+        raise NotFound("Strategy", strategy_name)
+    algorithm = ALGORITHMS.get(strategy_name)
+    if algorithm is None:
+        raise StrategyNotRunnable(strategy_name)
+    solution = algorithm(apply_strategy_parameters(spec.parameters_spec, parameters))
+    if solution.planner is None:
+        solution.planner = spec.planner
+    return solution
