@@ -29,75 +29,9 @@ provider in it is a sharing provider; those few are de-duplicated with
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from itertools import permutations, product
-from typing import NamedTuple
 
-from placement.candidates.query import UNCHECKED, Room
-from placement.candidates.trees import Ancestry
-
-
-@dataclass(frozen=True)
-class SlotSpec:
-    """One choice of provider a candidate makes."""
-
-    suffix: str
-    granular: bool
-    #: (class id, amount) the chosen provider gives for this slot.
-    amounts: tuple[tuple[int, int], ...]
-
-
-@dataclass
-class Slot:
-    """A slot's options in the current window."""
-
-    spec: SlotSpec
-    #: Anchor root id → providers that can fill the slot there, by id.
-    choices: dict[int, list[int]] = field(default_factory=dict)
-    #: Providers offered through sharing (they may appear under many anchors).
-    shared: set[int] = field(default_factory=set)
-
-
-@dataclass(frozen=True)
-class Rules:
-    """The request-wide rules a combination must follow."""
-
-    isolate: bool = False
-    same_subtrees: tuple[frozenset[str], ...] = ()
-    one_provider_per_tree: bool = False
-    #: Bits the unsuffixed group's providers must cover together (0: none).
-    trait_bits: int = 0
-
-
-@dataclass
-class Facts:
-    """What the rules need to know about the providers of the current window."""
-
-    rooms: dict[tuple[int, int], Room] = field(default_factory=dict)
-    roots: dict[int, int] = field(default_factory=dict)
-    trait_bits: dict[int, int] = field(default_factory=dict)
-    ancestry: Ancestry | None = None
-
-
-class Candidate(NamedTuple):
-    """One allocation request: amounts per provider and class, and who served which group."""
-
-    #: (provider id, class id, amount), sorted.
-    allocations: tuple[tuple[int, int, int], ...]
-    #: (suffix, provider ids) per group, in slot order.
-    mappings: tuple[tuple[str, tuple[int, ...]], ...]
-    #: The tree root of each allocation's provider.
-    roots: tuple[int, ...]
-
-    @property
-    def key(self) -> tuple:
-        """What makes two candidates the same answer."""
-        return self.allocations, self.mappings
-
-    @property
-    def trees(self) -> frozenset[int]:
-        """Roots of the trees the candidate allocates from."""
-        return frozenset(self.roots)
+from placement.candidates.model import UNCHECKED, Candidate, Facts, Room, Rules, Slot, SlotSpec
 
 
 class Search:
@@ -172,7 +106,7 @@ class Search:
     @staticmethod
     def _needs(provider: int, spec: SlotSpec, rooms: dict[tuple[int, int], Room]) -> tuple:
         """What taking ``provider`` for a slot adds up: (key, amount, limit)
-        for each class whose room matters (see ``query.UNCHECKED``)."""
+        for each class whose room matters (see ``model.UNCHECKED``)."""
         needs = []
         for class_id, amount in spec.amounts:
             room = rooms[provider, class_id]

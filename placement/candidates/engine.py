@@ -29,11 +29,19 @@ from sqlalchemy.engine import Connection, Engine
 
 from placement import errors
 from placement.candidates import output, query, resolve, slots, summaries
-from placement.candidates.combine import Candidate, Rules, Search, SlotSpec
-from placement.candidates.conditions import TraitIds, has_traits
+from placement.candidates.combine import Search
+from placement.candidates.conditions import has_traits
+from placement.candidates.model import (
+    Candidate,
+    ResolvedGroup,
+    Rules,
+    Shape,
+    SlotSpec,
+    TraitIds,
+    Window,
+)
 from placement.candidates.request import CandidateRequest
-from placement.candidates.resolve import ResolvedGroup
-from placement.candidates.trees import Ancestry
+from placement.candidates.trees import ancestry
 from placement.db import tables
 from placement.db.transaction import reader
 
@@ -205,7 +213,7 @@ def _matches_alone(
     group: ResolvedGroup,
     root_traits: TraitIds,
     sharing_trait: int,
-    shape: query.Shape,
+    shape: Shape,
 ) -> bool:
     """Whether ``group`` on its own has a candidate (upstream's per-group step)."""
     plan = _Plan(
@@ -242,7 +250,7 @@ def _stream(
             continue
         if plan.rules.same_subtrees:
             own_roots = {facts.roots[p] for slot in options for p in slot.shared}
-            facts.ancestry = Ancestry.load(conn, window, own_roots)
+            facts.ancestry = ancestry(conn, window, own_roots)
         per_anchor = [search.candidates(anchor, options, facts, seen) for anchor in anchors]
         if breadth_first:
             yield from _round_robin(per_anchor)
@@ -275,16 +283,16 @@ _ID_RANGE = select(
 )
 
 
-def _windows(conn: Connection, root_traits: TraitIds, windowed: bool) -> Iterator[query.Window]:
+def _windows(conn: Connection, root_traits: TraitIds, windowed: bool) -> Iterator[Window]:
     low, high = conn.execute(_ID_RANGE).one()
     if low is None:
         return
     if not windowed:
-        yield query.Window(low, high, root_traits, whole=True)
+        yield Window(low, high, root_traits, whole=True)
         return
     size = FIRST_WINDOW
     while low <= high:
-        yield query.Window(low, low + size - 1, root_traits)
+        yield Window(low, low + size - 1, root_traits)
         low += size
         size *= 4
 

@@ -14,8 +14,16 @@ from dataclasses import dataclass
 from sqlalchemy.engine import Connection
 
 from placement.candidates import query
-from placement.candidates.combine import Facts, Slot, SlotSpec
-from placement.candidates.resolve import ResolvedGroup
+from placement.candidates.model import (
+    ClassRow,
+    Facts,
+    ProviderRow,
+    ResolvedGroup,
+    Shape,
+    Slot,
+    SlotSpec,
+    Window,
+)
 from placement.candidates.trees import sharing_anchors
 
 
@@ -26,7 +34,7 @@ class Plan:
     groups: list[ResolvedGroup]
     specs: list[SlotSpec]
     sharing_trait: int
-    shape: query.Shape
+    shape: Shape
 
     @property
     def summed(self) -> frozenset[int]:
@@ -40,7 +48,7 @@ class Plan:
 
 def sharing_rows(
     conn: Connection, group: ResolvedGroup, plan: Plan
-) -> list[query.ProviderRow] | list[query.ClassRow]:
+) -> list[ProviderRow] | list[ClassRow]:
     """Sharing providers that can serve ``group`` (none for an unsuffixed ``in_tree``)."""
     if not plan.shape.sharing:
         return []
@@ -54,7 +62,7 @@ def sharing_rows(
 
 
 def gather(
-    conn: Connection, plan: Plan, window: query.Window, shared: list[list], trait_bits: int
+    conn: Connection, plan: Plan, window: Window, shared: list[list], trait_bits: int
 ) -> tuple[list[Slot], Facts] | None:
     """The slots' options per anchor in ``window``; None if a slot has none.
 
@@ -87,13 +95,13 @@ def gather(
 def _add_provider_rows(
     conn: Connection,
     group: ResolvedGroup,
-    window: query.Window,
-    shared: list[query.ProviderRow],
+    window: Window,
+    shared: list[ProviderRow],
     slot: Slot,
     facts: Facts,
     summed: frozenset[int],
 ) -> None:
-    def add(row: query.ProviderRow, anchor: int) -> None:
+    def add(row: ProviderRow, anchor: int) -> None:
         slot.choices.setdefault(anchor, []).append(row.provider)
         facts.roots[row.provider] = row.root
         for class_id, room in row.rooms:
@@ -116,7 +124,7 @@ def _add_provider_rows(
 def _add_flat_rows(
     conn: Connection,
     group: ResolvedGroup,
-    window: query.Window,
+    window: Window,
     by_class: dict[int, Slot],
     facts: Facts,
     trait_bits: int,
@@ -135,13 +143,13 @@ def _add_flat_rows(
 def _add_class_rows(
     conn: Connection,
     group: ResolvedGroup,
-    window: query.Window,
-    shared: list[query.ClassRow],
+    window: Window,
+    shared: list[ClassRow],
     by_class: dict[int, Slot],
     facts: Facts,
     summed: frozenset[int],
 ) -> None:
-    def add(row: query.ClassRow, anchor: int) -> None:
+    def add(row: ClassRow, anchor: int) -> None:
         by_class[row.resource_class].choices.setdefault(anchor, []).append(row.provider)
         facts.roots[row.provider] = row.root
         facts.rooms[row.provider, row.resource_class] = row.room

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from placement.candidates.combine import Facts, Rules, Search, Slot, SlotSpec
-from placement.candidates.query import Room
-from placement.candidates.trees import Ancestry
+from placement.candidates.combine import Search
+from placement.candidates.model import Ancestry, Facts, Room, Rules, Slot, SlotSpec
 
 VCPU, DISK = 0, 2
 ANCHOR = 1
