@@ -111,22 +111,21 @@ class InvalidState(Invalid):
         self.state = state
 
 
-class StateTransitionNotAllowed(Invalid):
+class _TransitionRefused(ActionPlanError):
+    """The words of every refused state change; the family comes from the subclass."""
+
+    def __init__(self, old: str, new: str) -> None:
+        super().__init__(f"State transition not allowed: ({old} -> {new})")
+        self.old = old
+        self.new = new
+
+
+class StateTransitionNotAllowed(_TransitionRefused, Invalid):
     """A plan or audit state change the API refuses."""
 
-    def __init__(self, old: str, new: str) -> None:
-        super().__init__(f"State transition not allowed: ({old} -> {new})")
-        self.old = old
-        self.new = new
 
-
-class ActionTransitionNotAllowed(Conflict):
+class ActionTransitionNotAllowed(_TransitionRefused, Conflict):
     """An action state change the API refuses (same words, but upstream answers 409)."""
-
-    def __init__(self, old: str, new: str) -> None:
-        super().__init__(f"State transition not allowed: ({old} -> {new})")
-        self.old = old
-        self.new = new
 
 
 class PlanStateForbidsActionUpdate(Conflict):
