@@ -18,6 +18,7 @@ from placement.handlers import (
     trait,
     usage,
 )
+from placement.handlers.actionplans import catalog as ap_catalog
 
 # (path template, resource class, methods in upstream's ``Allow`` order)
 ROUTES: list[tuple[str, type, str]] = [
@@ -43,4 +44,11 @@ ROUTES: list[tuple[str, type, str]] = [
     ("/allocations/{consumer_uuid}", allocation.ConsumerAllocations, "GET, PUT, DELETE"),
     ("/reshaper", reshaper.Reshaper, "POST"),
     ("/allocation_candidates", allocation_candidate.AllocationCandidates, "GET"),
+    # Watcher's API (infra-optim), only under /v1.
+    ("/v1/goals", ap_catalog.Goals, "GET"),
+    ("/v1/goals/detail", ap_catalog.GoalsDetail, "GET"),
+    ("/v1/goals/{ident}", ap_catalog.Goal, "GET"),
+    ("/v1/strategies", ap_catalog.Strategies, "GET"),
+    ("/v1/strategies/detail", ap_catalog.StrategiesDetail, "GET"),
+    ("/v1/strategies/{ident}", ap_catalog.Strategy, "GET"),
 ]

@@ -1,0 +1,132 @@
+"""Object-layer dicts → the JSON upstream Watcher serves (WATCHER_API.md 2.2, 3.6;
+PLANNER.md 8). List items carry fewer fields than ``/detail`` items and shows."""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+import falcon
+
+from placement import microversion as mv
+from placement.handlers import base
+
+
+def timestamp(value: datetime.datetime | None) -> str | None:
+    """A stored naive-UTC time as ISO 8601 with ``+00:00``."""
+    if value is None:
+        return None
+    return value.replace(tzinfo=datetime.timezone.utc).isoformat()
+
+
+def naive_time(value: datetime.datetime | None) -> str | None:
+    """A stored naive-UTC time as ISO 8601 without offset (audit schedule fields)."""
+    return None if value is None else value.isoformat()
+
+
+def host_url(req: falcon.Request) -> str:
+    """``<scheme>://<host>[<mount prefix>]`` of the request."""
+    return base.absolute_url(req, "")
+
+
+def links(req: falcon.Request, collection: str, uuid: str) -> list[dict[str, str]]:
+    """``self`` and ``bookmark``: both under ``/v1`` (nothing else is Watcher's here)."""
+    href = f"{host_url(req)}/v1/{collection}/{uuid}"
+    return [{"href": href, "rel": "self"}, {"href": href, "rel": "bookmark"}]
+
+
+def _times(row: dict[str, Any]) -> dict[str, str | None]:
+    return {name: timestamp(row[name]) for name in ("created_at", "updated_at", "deleted_at")}
+
+
+def goal(req: falcon.Request, row: dict[str, Any], detail: bool) -> dict[str, Any]:
+    doc = {
+        "uuid": row["uuid"],
+        "name": row["name"],
+        "display_name": row["display_name"],
+        "efficacy_specification": row["efficacy_specification"],
+        "links": links(req, "goals", row["uuid"]),
+    }
+    return {**doc, **_times(row)} if detail else doc
+
+
+def strategy(req: falcon.Request, row: dict[str, Any], detail: bool) -> dict[str, Any]:
+    doc = {
+        "uuid": row["uuid"],
+        "name": row["name"],
+        "display_name": row["display_name"],
+        "goal_uuid": row["goal_uuid"],
+        "goal_name": row["goal_name"],
+        "links": links(req, "strategies", row["uuid"]),
+    }
+    return {**doc, "parameters_spec": row["parameters_spec"]} if detail else doc
+
+
+def audit(req: falcon.Request, row: dict[str, Any], detail: bool) -> dict[str, Any]:
+    version = base.version(req)
+    doc = {
+        "uuid": row["uuid"],
+        "name": row["name"],
+        "audit_type": row["audit_type"],
+        "state": row["state"],
+        "goal_uuid": row["goal_uuid"],
+        "goal_name": row["goal_name"],
+        "strategy_uuid": row["strategy_uuid"],
+        "strategy_name": row["strategy_name"],
+        "links": links(req, "audits", row["uuid"]),
+        "interval": row["interval"],
+        "scope": row["scope"],
+        "auto_trigger": row["auto_trigger"],
+        "next_run_time": naive_time(row["next_run_time"]),
+        # Stored whatever the version, shown only from 1.2 (as upstream).
+        "force": bool(row["force"]) if version >= mv.AUDIT_FORCE else False,
+    }
+    if not detail:
+        return doc
+    doc.update(parameters=row["parameters"], hostname=row["hostname"], **_times(row))
+    if version >= mv.AUDIT_START_END_TIME:
+        doc.update(start_time=naive_time(row["start_time"]), end_time=naive_time(row["end_time"]))
+    if version >= mv.STATUS_MESSAGE:
+        doc["status_message"] = row["status_message"]
+    return doc
+
+
+def action_plan(req: falcon.Request, row: dict[str, Any], detail: bool) -> dict[str, Any]:
+    doc = {
+        "uuid": row["uuid"],
+        "audit_uuid": row["audit_uuid"],
+        "strategy_uuid": row["strategy_uuid"],
+        "strategy_name": row["strategy_name"],
+        "state": row["state"],
+        "efficacy_indicators": row["efficacy_indicators"],
+        "global_efficacy": row["global_efficacy"],
+        "links": links(req, "action_plans", row["uuid"]),
+        "updated_at": timestamp(row["updated_at"]),
+    }
+    if not detail:
+        return doc
+    doc.update(hostname=row["hostname"], **_times(row))
+    if base.version(req) >= mv.STATUS_MESSAGE:
+        doc["status_message"] = row["status_message"]
+    return doc
+
+
+def action(req: falcon.Request, row: dict[str, Any], detail: bool) -> dict[str, Any]:
+    doc = {
+        "uuid": row["uuid"],
+        "action_plan_uuid": row["action_plan_uuid"],
+        "action_type": row["action_type"],
+        "state": row["state"],
+        "parents": row["parents"],
+        "links": links(req, "actions", row["uuid"]),
+    }
+    if not detail:
+        return doc
+    doc.update(
+        description=row["description"],
+        input_parameters=row["input_parameters"],
+        **_times(row),
+    )
+    if base.version(req) >= mv.STATUS_MESSAGE:
+        doc["status_message"] = row["status_message"]
+    return doc
