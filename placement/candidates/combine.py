@@ -28,7 +28,7 @@ provider in it is a sharing provider; those few are de-duplicated with
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from itertools import permutations, product
 
 from placement.candidates.model import UNCHECKED, Candidate, Facts, Room, Rules, Slot, SlotSpec
@@ -37,7 +37,7 @@ from placement.candidates.model import UNCHECKED, Candidate, Facts, Room, Rules,
 class Search:
     """The depth-first search over a fixed list of slot specs."""
 
-    def __init__(self, specs: list[SlotSpec], rules: Rules) -> None:
+    def __init__(self, specs: Sequence[SlotSpec], rules: Rules) -> None:
         self.specs = specs
         self.rules = rules
         unsuffixed = [i for i, spec in enumerate(specs) if not spec.granular]

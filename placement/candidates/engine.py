@@ -33,10 +33,9 @@ from placement.candidates.combine import Search
 from placement.candidates.conditions import has_traits
 from placement.candidates.model import (
     Candidate,
+    Plan,
     ResolvedGroup,
-    Rules,
     Shape,
-    SlotSpec,
     TraitIds,
     Window,
 )
@@ -65,14 +64,6 @@ class Settings:
             opts.allocation_candidates_generation_strategy == "breadth-first",
             opts.randomize_allocation_candidates,
         )
-
-
-@dataclass
-class _Plan(slots.Plan):
-    """A resolved request, ready to run."""
-
-    rules: Rules
-    root_traits: TraitIds
 
 
 @contextmanager
@@ -126,7 +117,7 @@ def _find(engine: Engine, request: CandidateRequest, settings: Settings) -> byte
         for (class_id, _), name in zip(group.amounts, wanted.resources, strict=True)
     }
     text = summaries.text(trees, shown, request.version, request.requested_classes)
-    if _one_provider_each(plan):
+    if plan.one_provider_each:
         group = plan.groups[0]
         return output.one_provider_body(
             [candidate.mappings[0][1][0] for candidate in kept],
@@ -139,15 +130,10 @@ def _find(engine: Engine, request: CandidateRequest, settings: Settings) -> byte
     return output.body(kept, trees, names, text, request.version)
 
 
-def _one_provider_each(plan: _Plan) -> bool:
-    """Every candidate is one provider (a flat deployment, one group)."""
-    return plan.shape.flat and len(plan.groups) == 1
-
-
 # --- resolve -------------------------------------------------------------------
 
 
-def _plan(conn: Connection, request: CandidateRequest) -> _Plan | None:
+def _plan(conn: Connection, request: CandidateRequest) -> Plan | None:
     """Resolve names in upstream's order; None when nothing can match.
 
     An unknown name in a group is a 400 only if every earlier group matches
@@ -157,45 +143,25 @@ def _plan(conn: Connection, request: CandidateRequest) -> _Plan | None:
     if root_traits and not _some_root(conn, root_traits):
         return None
     shape = query.shape(conn)
-    sharing_trait = shape.sharing_trait
     groups: list[ResolvedGroup] = []
     for wanted in request.groups:
         try:
             group = resolve.group(conn, wanted)
         except errors.BadRequest:
-            if not all(_matches_alone(conn, g, root_traits, sharing_trait, shape) for g in groups):
+            if not all(_matches_alone(conn, g, root_traits, shape) for g in groups):
                 return None
             raise
         if group.void:
             return None
         groups.append(group)
-    rules = Rules(
+    return Plan.of(
+        tuple(groups),
+        shape,
+        root_traits,
         isolate=request.isolate,
         same_subtrees=request.same_subtrees,
         one_provider_per_tree=not request.nested_aware,
-        trait_bits=_trait_bits(groups),
     )
-    return _Plan(groups, _specs(groups), sharing_trait, shape, rules, root_traits)
-
-
-def _specs(groups: list[ResolvedGroup]) -> list[SlotSpec]:
-    """Slots: the unsuffixed group's classes first, then one per suffixed group."""
-    specs = [
-        SlotSpec("", False, (amount,))
-        for group in groups
-        if not group.granular
-        for amount in group.amounts
-    ]
-    return specs + [
-        SlotSpec(group.suffix, True, group.amounts) for group in groups if group.granular
-    ]
-
-
-def _trait_bits(groups: list[ResolvedGroup]) -> int:
-    for group in groups:
-        if not group.granular:
-            return (1 << len(group.traits.required)) - 1
-    return 0
 
 
 def _some_root(conn: Connection, traits: TraitIds) -> bool:
@@ -209,21 +175,10 @@ def _some_root(conn: Connection, traits: TraitIds) -> bool:
 
 
 def _matches_alone(
-    conn: Connection,
-    group: ResolvedGroup,
-    root_traits: TraitIds,
-    sharing_trait: int,
-    shape: Shape,
+    conn: Connection, group: ResolvedGroup, root_traits: TraitIds, shape: Shape
 ) -> bool:
     """Whether ``group`` on its own has a candidate (upstream's per-group step)."""
-    plan = _Plan(
-        [group],
-        _specs([group]),
-        sharing_trait,
-        shape,
-        Rules(trait_bits=_trait_bits([group])),
-        root_traits,
-    )
+    plan = Plan.of((group,), shape, root_traits)
     return next(_stream(conn, plan, windowed=False, breadth_first=False), None) is not None
 
 
@@ -231,17 +186,17 @@ def _matches_alone(
 
 
 def _stream(
-    conn: Connection, plan: _Plan, *, windowed: bool, breadth_first: bool
+    conn: Connection, plan: Plan, *, windowed: bool, breadth_first: bool
 ) -> Iterator[Candidate]:
     """Every candidate, anchor by anchor, window by window."""
-    if _one_provider_each(plan):
+    if plan.one_provider_each:
         yield from _one_per_provider(conn, plan, windowed)
         return
     search = Search(plan.specs, plan.rules)
     shared = [slots.sharing_rows(conn, group, plan) for group in plan.groups]
     seen: set[tuple] = set()
     for window in _windows(conn, plan.root_traits, windowed):
-        gathered = slots.gather(conn, plan, window, shared, plan.rules.trait_bits)
+        gathered = slots.gather(conn, plan, window, shared)
         if gathered is None:
             continue
         options, facts = gathered
@@ -259,7 +214,7 @@ def _stream(
                 yield from candidates
 
 
-def _one_per_provider(conn: Connection, plan: _Plan, windowed: bool) -> Iterator[Candidate]:
+def _one_per_provider(conn: Connection, plan: Plan, windowed: bool) -> Iterator[Candidate]:
     """One group where every tree is one provider and none shares: each
     provider that can serve the group alone is one candidate, nothing to
     combine (one anchor, one option, whichever the strategy)."""

@@ -5,8 +5,8 @@ Plain data and the little logic that belongs to it; no database, no SQL
 that), so the pure steps import them without the SQL steps:
 
 * the resolved request: :class:`TraitIds`, :class:`AggregateIds`,
-  :class:`ResolvedGroup`, :class:`SlotSpec`, :class:`Rules` and the
-  deployment's :class:`Shape`;
+  :class:`ResolvedGroup`, then the :class:`Plan` (with :class:`SlotSpec`,
+  :class:`Rules` and the deployment's :class:`Shape`);
 * one window of trees: :class:`Window` in, the group rows
   (:class:`ProviderRow`, :class:`ClassRow` with their :class:`Room`) out,
   gathered into :class:`Slot` options and :class:`Facts` (with
@@ -96,6 +96,60 @@ class Rules:
     one_provider_per_tree: bool = False
     #: Bits the unsuffixed group's providers must cover together (0: none).
     trait_bits: int = 0
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A resolved request, ready to run: all the later steps read of it.
+
+    Build it with :meth:`of`, which derives the slots and the summed
+    classes from the groups.
+    """
+
+    groups: tuple[ResolvedGroup, ...]
+    #: The unsuffixed group's classes first (one slot each), then one slot
+    #: per suffixed group.
+    specs: tuple[SlotSpec, ...]
+    rules: Rules
+    #: ``root_required``: the traits every candidate's tree root must have.
+    root_traits: TraitIds
+    shape: Shape
+    #: Classes several groups ask for: only their amounts can add up.
+    summed: frozenset[int]
+
+    @classmethod
+    def of(
+        cls,
+        groups: tuple[ResolvedGroup, ...],
+        shape: Shape,
+        root_traits: TraitIds,
+        *,
+        isolate: bool = False,
+        same_subtrees: tuple[frozenset[str], ...] = (),
+        one_provider_per_tree: bool = False,
+    ) -> Plan:
+        specs = tuple(
+            SlotSpec("", False, (amount,))
+            for group in groups
+            if not group.granular
+            for amount in group.amounts
+        ) + tuple(SlotSpec(group.suffix, True, group.amounts) for group in groups if group.granular)
+        # A flat provider meets all of the unsuffixed group's required sets.
+        trait_bits = next(
+            ((1 << len(group.traits.required)) - 1 for group in groups if not group.granular), 0
+        )
+        counts: dict[int, int] = {}
+        for group in groups:
+            for class_id, _ in group.amounts:
+                counts[class_id] = counts.get(class_id, 0) + 1
+        rules = Rules(isolate, same_subtrees, one_provider_per_tree, trait_bits)
+        summed = frozenset(class_id for class_id, count in counts.items() if count > 1)
+        return cls(groups, specs, rules, root_traits, shape, summed)
+
+    @property
+    def one_provider_each(self) -> bool:
+        """Every candidate is one provider (a flat deployment, one group)."""
+        return self.shape.flat and len(self.groups) == 1
 
 
 # --- one window of trees ---------------------------------------------------------

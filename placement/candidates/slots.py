@@ -9,41 +9,19 @@ class, trait bits) are collected on the way.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from sqlalchemy.engine import Connection
 
 from placement.candidates import query
 from placement.candidates.model import (
     ClassRow,
     Facts,
+    Plan,
     ProviderRow,
     ResolvedGroup,
-    Shape,
     Slot,
-    SlotSpec,
     Window,
 )
 from placement.candidates.trees import sharing_anchors
-
-
-@dataclass
-class Plan:
-    """What gathering needs to know about the request and the deployment."""
-
-    groups: list[ResolvedGroup]
-    specs: list[SlotSpec]
-    sharing_trait: int
-    shape: Shape
-
-    @property
-    def summed(self) -> frozenset[int]:
-        """Classes several groups ask for: only their amounts can add up."""
-        counts: dict[int, int] = {}
-        for group in self.groups:
-            for class_id, _ in group.amounts:
-                counts[class_id] = counts.get(class_id, 0) + 1
-        return frozenset(class_id for class_id, count in counts.items() if count > 1)
 
 
 def sharing_rows(
@@ -54,20 +32,19 @@ def sharing_rows(
         return []
     if group.granular:
         return query.provider_rows(
-            conn, group, sharing_trait=plan.sharing_trait, summed=plan.summed
+            conn, group, sharing_trait=plan.shape.sharing_trait, summed=plan.summed
         )
     if group.tree is not None:
         return []
-    return query.class_rows(conn, group, sharing_trait=plan.sharing_trait, summed=plan.summed)
+    return query.class_rows(conn, group, sharing_trait=plan.shape.sharing_trait, summed=plan.summed)
 
 
 def gather(
-    conn: Connection, plan: Plan, window: Window, shared: list[list], trait_bits: int
+    conn: Connection, plan: Plan, window: Window, shared: list[list]
 ) -> tuple[list[Slot], Facts] | None:
     """The slots' options per anchor in ``window``; None if a slot has none.
 
-    ``shared`` holds each group's :func:`sharing_rows`; ``trait_bits`` are
-    the unsuffixed group's required trait sets, all met by a flat provider.
+    ``shared`` holds each group's :func:`sharing_rows`.
     """
     slots = [Slot(spec) for spec in plan.specs]
     facts = Facts()
@@ -84,7 +61,9 @@ def gather(
             }
             touched = list(by_class.values())
             if plan.shape.flat:
-                _add_flat_rows(conn, group, window, by_class, facts, trait_bits, plan.summed)
+                _add_flat_rows(
+                    conn, group, window, by_class, facts, plan.rules.trait_bits, plan.summed
+                )
             else:
                 _add_class_rows(conn, group, window, group_shared, by_class, facts, plan.summed)
         if not all(slot.choices for slot in touched):
