@@ -37,6 +37,9 @@ class Collection:
     def filters(self) -> tuple[str, ...]:
         return schema.FILTERS[self.key]
 
+    def check(self, params: dict[str, str]) -> None:
+        """Rules across arguments, beyond the query schema (none by default)."""
+
 
 def page_of(params: dict[str, str], max_limit: int) -> paging.Page:
     """The object layer's page for a validated query."""
@@ -59,6 +62,7 @@ def send(
     """Answer a list (or ``/detail``) request for ``collection``."""
     params = base.query_dict(req)
     validation.check_query(params, collection.query)
+    collection.check(params)
     page = page_of(params, resource.deps.conf.api.max_limit)
     filters = {name: params[name] for name in collection.filters if name in params}
     rows = _fetch(resource, collection, page, filters)
