@@ -12,6 +12,7 @@ from placement import conf as placement_conf
 from placement.db import engine as db_engine
 from placement.db import migration, standard
 from placement.handlers import base
+from placement.objects.actionplans import catalog
 from placement.wsgi import middleware, routes
 
 LOG = logging.getLogger("placement")
@@ -44,6 +45,19 @@ def _auth_layers(conf: cfg.ConfigOpts, strategy: str, app):
     return keystone.wrap(conf, app)
 
 
+def _sync_actionplan_catalog(engine) -> None:
+    """Write the built-in goals and strategies, if ``db sync`` created their tables.
+
+    A database last synced by upstream Placement (or by a release of ours
+    without action plans) lacks them; the Placement API still serves it, and
+    ``/v1`` needs ``placement-manage db sync`` first.
+    """
+    if migration.actionplan_revision(engine) is None:
+        LOG.warning("No action-plan tables: run 'placement-manage db sync' to serve /v1")
+        return
+    catalog.sync_catalog(engine)
+
+
 def create_app(conf: cfg.ConfigOpts):
     """Build the whole WSGI application from a loaded configuration."""
     logs.setup(conf)
@@ -58,8 +72,9 @@ def create_app(conf: cfg.ConfigOpts):
         )
     engine = db_engine.create_engine(conf, url=url)
     if embedded or conf.placement_database.sync_on_startup:
-        migration.upgrade(engine)
+        migration.upgrade_all(engine)
     standard.sync_standard_names(engine)
+    _sync_actionplan_catalog(engine)
     deps = base.Deps(conf=conf, engine=engine, enforcer=policy.make_enforcer(conf))
     app = build_falcon_app(deps)
     # Built inside out; a request meets proxy headers, request log, CORS, auth,

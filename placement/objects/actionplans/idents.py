@@ -1,0 +1,44 @@
+"""How a path identifier names a row: integer id, uuid or name (WATCHER_API.md 2.1)."""
+
+from __future__ import annotations
+
+import uuid
+
+from sqlalchemy import ColumnElement, FromClause
+
+
+def is_int_like(value: str) -> bool:
+    """True for text that is exactly an integer's decimal form (``"7"``, not ``"07"``)."""
+    try:
+        return str(int(value)) == value
+    except ValueError:
+        return False
+
+
+def canonical_uuid(value: str) -> str | None:
+    """The stored (lower-case, hyphenated) form of a uuid-like text, else None.
+
+    Like upstream, the 32-digit form without hyphens and upper case are accepted.
+    """
+    try:
+        parsed = uuid.UUID(value)
+    except (ValueError, AttributeError, TypeError):
+        return None
+    if parsed.hex != value.replace("-", "").lower():
+        return None  # braces, "urn:uuid:" and the like
+    return str(parsed)
+
+
+def by_ident(table: FromClause, ident: str) -> ColumnElement[bool]:
+    """The condition selecting ``ident`` in ``table``: id, then uuid, then name."""
+    if is_int_like(ident):
+        return table.c.id == int(ident)
+    return by_uuid_or_name(table, ident)
+
+
+def by_uuid_or_name(table: FromClause, ident: str) -> ColumnElement[bool]:
+    """The condition for a filter value that is a uuid or a name (never an id)."""
+    as_uuid = canonical_uuid(ident)
+    if as_uuid is not None:
+        return table.c.uuid == as_uuid
+    return table.c.name == ident
