@@ -6,7 +6,7 @@ from placement.actionplans.errors import UnsupportedActionType
 from placement.actionplans.planners import PlannerOptions, make_plan
 from tests.actionplans.builders import migrate, parents, service_state, sleep
 
-I = [f"00000000-0000-4000-8000-00000000000{n}" for n in range(6)]
+VM = [f"00000000-0000-4000-8000-00000000000{n}" for n in range(6)]
 
 
 def _plan(actions):
@@ -16,12 +16,12 @@ def _plan(actions):
 def test_disable_drain_node_by_node_then_enable():
     actions = [
         service_state("h1", "disabled"),
-        migrate(I[0], "h1"),
-        migrate(I[1], "h2"),
+        migrate(VM[0], "h1"),
+        migrate(VM[1], "h2"),
         service_state("h2", "disabled"),
-        migrate(I[2], "h1"),
-        migrate(I[3], "h2"),
-        migrate(I[4], "h1"),
+        migrate(VM[2], "h1"),
+        migrate(VM[3], "h2"),
+        migrate(VM[4], "h1"),
         service_state("h1", "enabled"),
         service_state("h2", "enabled"),
     ]
@@ -41,7 +41,7 @@ def test_disable_drain_node_by_node_then_enable():
 
 
 def test_any_state_but_disabled_is_an_enable():
-    plan = _plan([migrate(I[0], "h1"), service_state("h1", "up"), service_state("h1", "down")])
+    plan = _plan([migrate(VM[0], "h1"), service_state("h1", "up"), service_state("h1", "down")])
     assert plan.order() == [0, 1, 2]
     assert parents(plan) == {0: [], 1: [0], 2: [0]}
 
@@ -53,6 +53,6 @@ def test_enables_without_migrations_have_no_parents():
 
 def test_other_types_are_refused():
     with pytest.raises(UnsupportedActionType) as caught:
-        _plan([migrate(I[0], "h1"), sleep()])
+        _plan([migrate(VM[0], "h1"), sleep()])
     assert (caught.value.index, caught.value.action_type) == (1, "sleep")
     assert "node_resource_consolidation planner" in str(caught.value)

@@ -15,7 +15,7 @@ from tests.actionplans.builders import (
     sleep,
 )
 
-I = [f"00000000-0000-4000-8000-00000000000{n}" for n in range(8)]
+VM = [f"00000000-0000-4000-8000-00000000000{n}" for n in range(8)]
 
 
 def _plan(actions, hosts=None, weights=None):
@@ -28,13 +28,13 @@ def _plan(actions, hosts=None, weights=None):
 
 def test_the_seeds_graph_comes_out_as_drawn():
     a1 = service_state("h1", "disabled")
-    a2 = migrate(I[2], "h1")
-    a3 = migrate(I[3], "h2")
-    a31 = resize(I[3])
-    a4 = resize(I[4])
-    a5 = migrate(I[5], "h2")
-    a51 = resize(I[5])
-    plan = _plan([a1, a2, a3, a31, a4, a5, a51], hosts={I[3]: "h2", I[4]: "h3", I[5]: "h2"})
+    a2 = migrate(VM[2], "h1")
+    a3 = migrate(VM[3], "h2")
+    a31 = resize(VM[3])
+    a4 = resize(VM[4])
+    a5 = migrate(VM[5], "h2")
+    a51 = resize(VM[5])
+    plan = _plan([a1, a2, a3, a31, a4, a5, a51], hosts={VM[3]: "h2", VM[4]: "h3", VM[5]: "h2"})
     assert parents(plan) == {0: [], 1: [], 2: [], 3: [2], 4: [], 5: [], 6: [5]}
     # heaviest first, ties in solution order: disable, migrates, resizes
     assert plan.order() == [0, 1, 2, 5, 3, 4, 6]
@@ -42,55 +42,55 @@ def test_the_seeds_graph_comes_out_as_drawn():
 
 def test_powering_a_host_down_waits_for_its_resizes_then_its_uncovered_migrates():
     actions = [
-        migrate(I[1], "h1"),  # 0
-        resize(I[1]),  # 1, waits for 0
-        migrate(I[2], "h1"),  # 2
-        resize(I[3]),  # 3, I[3] lives on h1
+        migrate(VM[1], "h1"),  # 0
+        resize(VM[1]),  # 1, waits for 0
+        migrate(VM[2], "h1"),  # 2
+        resize(VM[3]),  # 3, VM[3] lives on h1
         power_down("h1"),  # 4
         service_state("h1", "disabled"),  # 5, ignored by the power-down
     ]
-    plan = _plan(actions, hosts={I[1]: "h1", I[3]: "h1"})
+    plan = _plan(actions, hosts={VM[1]: "h1", VM[3]: "h1"})
     assert parents(plan)[4] == [1, 3, 2]
     assert plan.order() == [5, 0, 2, 1, 3, 4]
 
 
 def test_powering_another_host_down_waits_for_nothing():
-    plan = _plan([migrate(I[1], "h1"), power_down("h2")])
+    plan = _plan([migrate(VM[1], "h1"), power_down("h2")])
     assert parents(plan) == {0: [], 1: []}
 
 
 def test_sleep_and_nop_stand_alone():
-    plan = _plan([sleep(), nop(), migrate(I[1], "h1")])
+    plan = _plan([sleep(), nop(), migrate(VM[1], "h1")])
     assert parents(plan) == {0: [], 1: [], 2: []}
     assert plan.order() == [1, 0, 2]
 
 
 def test_two_migrations_of_one_instance_run_one_after_the_other():
-    plan = _plan([migrate(I[1], "h1", "h2"), migrate(I[1], "h2", "h3")])
+    plan = _plan([migrate(VM[1], "h1", "h2"), migrate(VM[1], "h2", "h3")])
     assert parents(plan) == {0: [], 1: [0]}
 
 
 def test_two_resizes_of_one_instance_run_one_after_the_other():
-    plan = _plan([resize(I[1], "a"), resize(I[1], "b")], hosts={I[1]: "h1"})
+    plan = _plan([resize(VM[1], "a"), resize(VM[1], "b")], hosts={VM[1]: "h1"})
     assert parents(plan) == {0: [], 1: [0]}
 
 
 def test_a_resize_weighted_before_its_migrate_still_comes_first_and_is_waited_for():
     weights = {"migrate": 1, "resize": 2}
-    plan = _plan([migrate(I[1], "h1"), resize(I[1])], hosts={I[1]: "h1"}, weights=weights)
+    plan = _plan([migrate(VM[1], "h1"), resize(VM[1])], hosts={VM[1]: "h1"}, weights=weights)
     assert plan.order() == [1, 0]
     assert parents(plan) == {1: [], 0: [1]}
 
 
 def test_a_resize_waits_for_every_earlier_migration_of_its_instance_once():
-    plan = _plan([migrate(I[1], "h1"), migrate(I[1], "h2"), resize(I[1])], hosts={I[1]: "h1"})
+    plan = _plan([migrate(VM[1], "h1"), migrate(VM[1], "h2"), resize(VM[1])], hosts={VM[1]: "h1"})
     assert parents(plan) == {0: [], 1: [0], 2: [0, 1]}
 
 
 @pytest.mark.parametrize("action_type", ["volume_migrate", "stop", "change_node_power_state"])
 def test_other_types_are_refused(action_type):
     with pytest.raises(UnsupportedActionType) as caught:
-        _plan([nop(), ProposedAction(action_type, {"resource_id": I[1]})])
+        _plan([nop(), ProposedAction(action_type, {"resource_id": VM[1]})])
     assert (caught.value.index, caught.value.action_type) == (1, action_type)
     assert "workload_stabilization planner" in str(caught.value)
 
@@ -104,10 +104,10 @@ def test_an_instance_without_allocations_stops_planning():
     def no_allocations(resource_id):
         raise ConsumerHasNoAllocations(resource_id)
 
-    with pytest.raises(ConsumerHasNoAllocations, match=I[1]):
-        make_plan("workload_stabilization", [resize(I[1])], PlannerOptions(), no_allocations)
+    with pytest.raises(ConsumerHasNoAllocations, match=VM[1]):
+        make_plan("workload_stabilization", [resize(VM[1])], PlannerOptions(), no_allocations)
 
 
 def test_resizes_need_a_current_host_lookup():
     with pytest.raises(ValueError, match="current_host"):
-        make_plan("workload_stabilization", [resize(I[1])], PlannerOptions())
+        make_plan("workload_stabilization", [resize(VM[1])], PlannerOptions())
