@@ -1,5 +1,7 @@
 """Action types: upstream's input schemas, with its typos fixed, enforced at plan creation."""
 
+from typing import Any
+
 import pytest
 
 from placement.actionplans.action_types import CONSUMER, KNOWN_TYPES, PROVIDER, validate_actions
@@ -9,7 +11,7 @@ from placement.actionplans.planners.options import DEFAULT_WEIGHTS
 
 UUID = "4f1bd0c8-7a51-4c25-9bd9-0e2f06a7b3c1"
 
-VALID = {
+VALID: dict[str, dict[str, Any]] = {
     "migrate": {
         "resource_id": UUID,
         "migration_type": "live",

@@ -75,22 +75,15 @@ def test_strategies_we_run_in_entry_point_order():
 
 
 def test_dummy_parameters_spec_is_upstreams():
-    assert catalog.STRATEGIES_BY_NAME["dummy"].parameters_spec == {
-        "properties": {
-            "para1": {
-                "description": "number parameter example",
-                "type": "number",
-                "default": 3.2,
-                "minimum": 1.0,
-                "maximum": 10.2,
-            },
-            "para2": {
-                "description": "string parameter example",
-                "type": "string",
-                "default": "hello",
-            },
-        }
-    }
+    # the JSON WATCHER_API.md section 4.2 says the API returns
+    upstream = json.loads(
+        '{"properties": {'
+        '"para1": {"description": "number parameter example", "type": "number", '
+        '"default": 3.2, "minimum": 1.0, "maximum": 10.2}, '
+        '"para2": {"description": "string parameter example", "type": "string", '
+        '"default": "hello"}}}'
+    )
+    assert catalog.STRATEGIES_BY_NAME["dummy"].parameters_spec == upstream
 
 
 def test_actuator_spec_is_upstreams_plus_the_planner_choice():
