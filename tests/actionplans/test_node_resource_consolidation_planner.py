@@ -56,3 +56,16 @@ def test_other_types_are_refused():
         _plan([migrate(VM[0], "h1"), sleep()])
     assert (caught.value.index, caught.value.action_type) == (1, "sleep")
     assert "node_resource_consolidation planner" in str(caught.value)
+
+
+def test_migrations_from_one_node_named_two_ways_form_one_chain():
+    names = {"uuid-of-h1": "h1"}
+    actions = [migrate(VM[0], "h1"), migrate(VM[1], "uuid-of-h1")]
+    plan = make_plan(
+        "node_resource_consolidation",
+        actions,
+        PlannerOptions(),
+        node_name=lambda node: names.get(node, node),
+    )
+    assert parents(plan) == {0: [], 1: [0]}
+    assert plan.actions[1].action is actions[1]

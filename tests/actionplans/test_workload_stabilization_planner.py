@@ -111,3 +111,19 @@ def test_an_instance_without_allocations_stops_planning():
 def test_resizes_need_a_current_host_lookup():
     with pytest.raises(ValueError, match="current_host"):
         make_plan("workload_stabilization", [resize(VM[1])], PlannerOptions())
+
+
+def test_nodes_named_by_uuid_or_by_name_are_one_host():
+    h1_uuid = "9d3c1b7e-1111-4222-8333-444455556666"
+    names = {h1_uuid: "h1"}
+    actions = [migrate(VM[1], "h1"), power_down(h1_uuid), migrate(VM[2], h1_uuid)]
+    plan = make_plan(
+        "workload_stabilization",
+        actions,
+        PlannerOptions(),
+        {}.__getitem__,
+        lambda node: names.get(node, node),
+    )
+    assert parents(plan)[1] == [0, 2]
+    # the plan keeps the actions as given
+    assert plan.actions[-1].action.input_parameters["resource_id"] == h1_uuid
