@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any
 
-from placement.actionplans.jsonvalues import json_equal
+from placement.actionplans.jsonvalues import json_key
 from placement.actionplans.model import ProposedAction
 
 
@@ -22,13 +23,11 @@ class Solution:
         self.efficacy_indicators: list[dict[str, Any]] = []
         self.global_efficacy: list[dict[str, Any]] = []
         self.planner = planner
+        self._seen: set[tuple[str, Hashable]] = set()
 
     def add(self, action_type: str, input_parameters: dict[str, Any]) -> None:
         """Append an action unless an equal one is already there."""
-        candidate = ProposedAction(action_type, dict(input_parameters))
-        for existing in self.actions:
-            if existing.action_type == action_type and json_equal(
-                existing.input_parameters, candidate.input_parameters
-            ):
-                return
-        self.actions.append(candidate)
+        key = (action_type, json_key(input_parameters))
+        if key not in self._seen:
+            self._seen.add(key)
+            self.actions.append(ProposedAction(action_type, dict(input_parameters)))

@@ -58,8 +58,15 @@ def test_a_new_solution_is_empty_and_names_no_planner():
         ({"a": 1}, {"a": 1, "b": None}, False),
         ([1, 2], [2, 1], False),
         ([1], (1,), True),
+        (2**60 + 1, float(2**60), False),
+        (0.5, 0.5, True),
     ],
 )
 def test_json_equality(left, right, equal):
     assert json_equal(left, right) is equal
     assert json_equal(right, left) is equal
+
+
+def test_only_json_values_have_keys():
+    with pytest.raises(TypeError, match="not a JSON value"):
+        json_equal({1, 2}, {1, 2})
