@@ -3,8 +3,9 @@
 ``OngoingPlanFixture`` seeds a plan the API alone cannot produce (nothing runs
 plans yet): an actuator audit whose plan (``ONGOING_PLAN_UUID``; a ``nop``
 then a ``sleep``, ``ONGOING_FIRST_ACTION_UUID`` being the ``nop``) is put in
-state ONGOING directly in the database. ``SmallPagesFixture`` sets
-``[api] max_limit = 3``.
+state ONGOING directly in the database, and an audit ``PENDING_AUDIT_UUID``
+put back in state PENDING (audits are created SUCCEEDED here).
+``SmallPagesFixture`` sets ``[api] max_limit = 3``.
 """
 
 from __future__ import annotations
@@ -40,9 +41,16 @@ def fixtures(api_fixture: type) -> list[type]:
             _, found = api_call(app, "GET", f"/v1/action_plans?audit_uuid={audit['uuid']}")
             plan = found["action_plans"][0]["uuid"]
             _, listed = api_call(app, "GET", f"/v1/actions?action_plan_uuid={plan}")
-            table = actionplan_tables.action_plans
+            _, pending = api_call(
+                app, "POST", "/v1/audits", {"audit_type": "ONESHOT", "goal": "dummy"}
+            )
+            plans, audits = actionplan_tables.action_plans, actionplan_tables.audits
             with app.placement_engine.begin() as conn:
-                conn.execute(update(table).where(table.c.uuid == plan).values(state="ONGOING"))
+                conn.execute(update(plans).where(plans.c.uuid == plan).values(state="ONGOING"))
+                conn.execute(
+                    update(audits).where(audits.c.uuid == pending["uuid"]).values(state="PENDING")
+                )
+            os.environ["PENDING_AUDIT_UUID"] = pending["uuid"]
             os.environ["ONGOING_PLAN_UUID"] = plan
             os.environ["ONGOING_FIRST_ACTION_UUID"] = listed["actions"][0]["uuid"]
 
