@@ -64,6 +64,15 @@ def failed_post_condition(reason: str) -> Outcome:
     return Outcome(FAILED, FAILED_POST_CONDITION_PREFIX + reason)
 
 
+class RunAgain(Exception):
+    """The action's transaction lost a race (a provider or consumer generation moved).
+
+    Writes may already have happened in it: the applier must roll the transaction
+    back and call ``run`` again in a fresh one (a bounded number of times, then
+    record FAILED with ``failed_execute(str(exc))``).
+    """
+
+
 @dataclass(frozen=True)
 class RunEnv:
     """What a running action may use besides its transaction."""
