@@ -31,7 +31,16 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from itertools import permutations, product
 
-from placement.candidates.model import UNCHECKED, Candidate, Facts, Room, Rules, Slot, SlotSpec
+from placement.candidates.model import (
+    UNCHECKED,
+    Candidate,
+    Facts,
+    Room,
+    Rules,
+    Slot,
+    SlotSpec,
+    WindowOptions,
+)
 
 
 class Search:
@@ -61,17 +70,11 @@ class Search:
         self._suffixes = [spec.suffix for spec in specs]
         self._one_slot_each = len(set(self._suffixes)) == len(specs)
 
-    def anchors(self, slots: list[Slot]) -> list[int]:
-        """Anchors where every slot has at least one option, ascending."""
-        common = set(slots[0].choices)
-        for slot in slots[1:]:
-            common.intersection_update(slot.choices)
-        return sorted(common)
-
     def candidates(
-        self, anchor: int, slots: list[Slot], facts: Facts, seen: set[tuple]
+        self, anchor: int, window: WindowOptions, seen: set[tuple]
     ) -> Iterator[Candidate]:
         """Every valid combination of the anchor's options, deduplicated."""
+        slots, facts = window.slots, window.facts
         options = [slot.choices.get(anchor) for slot in slots]
         if not all(options):
             return
@@ -318,7 +321,9 @@ class Search:
         )
 
 
-def _repeated(candidate: Candidate, picks: list[int], slots: list[Slot], seen: set[tuple]) -> bool:
+def _repeated(
+    candidate: Candidate, picks: list[int], slots: Sequence[Slot], seen: set[tuple]
+) -> bool:
     """Whether an all-sharing candidate was produced under an earlier anchor."""
     if all(p in slot.shared for p, slot in zip(picks, slots, strict=True)):
         if candidate.key in seen:

@@ -40,7 +40,6 @@ from placement.candidates.model import (
     Window,
 )
 from placement.candidates.request import CandidateRequest
-from placement.candidates.trees import ancestry
 from placement.db import tables
 from placement.db.transaction import reader
 
@@ -196,17 +195,10 @@ def _stream(
     shared = [slots.sharing_rows(conn, group, plan) for group in plan.groups]
     seen: set[tuple] = set()
     for window in _windows(conn, plan.root_traits, windowed):
-        gathered = slots.gather(conn, plan, window, shared)
-        if gathered is None:
+        options = slots.gather(conn, plan, window, shared)
+        if options is None:
             continue
-        options, facts = gathered
-        anchors = search.anchors(options)
-        if not anchors:
-            continue
-        if plan.rules.same_subtrees:
-            own_roots = {facts.roots[p] for slot in options for p in slot.shared}
-            facts.ancestry = ancestry(conn, window, own_roots)
-        per_anchor = [search.candidates(anchor, options, facts, seen) for anchor in anchors]
+        per_anchor = [search.candidates(anchor, options, seen) for anchor in options.anchors]
         if breadth_first:
             yield from _round_robin(per_anchor)
         else:

@@ -9,7 +9,7 @@ that), so the pure steps import them without the SQL steps:
   :class:`Rules` and the deployment's :class:`Shape`);
 * one window of trees: :class:`Window` in, the group rows
   (:class:`ProviderRow`, :class:`ClassRow` with their :class:`Room`) out,
-  gathered into :class:`Slot` options and :class:`Facts` (with
+  gathered into :class:`WindowOptions` (:class:`Slot`, :class:`Facts`,
   :class:`Ancestry`);
 * the answer: :class:`Candidate`, and the :class:`Trees` its summaries show.
 """
@@ -207,7 +207,7 @@ class ClassRow(NamedTuple):
     trait_bits: int
 
 
-@dataclass
+@dataclass(frozen=True)
 class Slot:
     """A slot's options in one window."""
 
@@ -240,14 +240,26 @@ class Ancestry:
         return self._reaches(other, one) or self._reaches(one, other)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Facts:
     """What the rules need to know about the providers of one window."""
 
     rooms: dict[tuple[int, int], Room] = field(default_factory=dict)
     roots: dict[int, int] = field(default_factory=dict)
     trait_bits: dict[int, int] = field(default_factory=dict)
+    #: Loaded only for ``same_subtree``.
     ancestry: Ancestry | None = None
+
+
+@dataclass(frozen=True)
+class WindowOptions:
+    """Everything the search needs about one window, complete when made."""
+
+    #: In the plan's slot order.
+    slots: tuple[Slot, ...]
+    facts: Facts
+    #: Roots where every slot has an option, ascending.
+    anchors: tuple[int, ...]
 
 
 # --- the answer ------------------------------------------------------------------

@@ -4,10 +4,14 @@ A suffixed group's slot takes the providers of its rows, under their own
 root and, for sharing providers, under every root they serve; the
 unsuffixed group's rows go to the slot of their class the same way. The
 facts the search needs about those providers (tree root, room left per
-class, trait bits) are collected on the way.
+class, trait bits, and the ancestry for ``same_subtree``) are collected on
+the way, into one value per window that no later step changes.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
 
 from sqlalchemy.engine import Connection
 
@@ -20,8 +24,9 @@ from placement.candidates.model import (
     ResolvedGroup,
     Slot,
     Window,
+    WindowOptions,
 )
-from placement.candidates.trees import sharing_anchors
+from placement.candidates.trees import ancestry, sharing_anchors
 
 
 def sharing_rows(
@@ -41,12 +46,15 @@ def sharing_rows(
 
 def gather(
     conn: Connection, plan: Plan, window: Window, shared: list[list]
-) -> tuple[list[Slot], Facts] | None:
-    """The slots' options per anchor in ``window``; None if a slot has none.
+) -> WindowOptions | None:
+    """Everything the search needs about the trees of ``window``; None when
+    no anchor there has an option for every slot.
 
-    ``shared`` holds each group's :func:`sharing_rows`.
+    ``shared`` holds each group's :func:`sharing_rows`. For ``same_subtree``
+    the facts include the ancestry of the window's trees and of the trees
+    of the sharing providers offered.
     """
-    slots = [Slot(spec) for spec in plan.specs]
+    slots = tuple(Slot(spec) for spec in plan.specs)
     facts = Facts()
     for group, group_shared in zip(plan.groups, shared, strict=True):
         if group.granular:
@@ -68,7 +76,21 @@ def gather(
                 _add_class_rows(conn, group, window, group_shared, by_class, facts, plan.summed)
         if not all(slot.choices for slot in touched):
             return None
-    return slots, facts
+    anchors = common_anchors(slots)
+    if not anchors:
+        return None
+    if plan.rules.same_subtrees:
+        own_roots = {facts.roots[p] for slot in slots for p in slot.shared}
+        facts = replace(facts, ancestry=ancestry(conn, window, own_roots))
+    return WindowOptions(slots, facts, anchors)
+
+
+def common_anchors(slots: Sequence[Slot]) -> tuple[int, ...]:
+    """Anchors where every slot has at least one option, ascending."""
+    common = set(slots[0].choices)
+    for slot in slots[1:]:
+        common.intersection_update(slot.choices)
+    return tuple(sorted(common))
 
 
 def _add_provider_rows(
