@@ -253,3 +253,21 @@ def test_pages_with_null_sort_keys(store):
             pages.extend(got)
             marker = got[-1]["uuid"]
         assert [a["uuid"] for a in pages] == [a["uuid"] for a in whole]
+
+
+def test_concurrent_creates_of_one_name_have_one_winner(store):
+    before = store.counts()
+    results = rig.run_together(4, lambda _i: store.audit(name="raced-name"))
+    won = [r for r in results if isinstance(r, dict)]
+    assert len(won) == 1
+    for lost in results:
+        if not isinstance(lost, dict):
+            assert isinstance(lost, errors.Conflict), repr(lost)
+    listed = store.read(audits.list_audits, Page())
+    assert [a["uuid"] for a in listed if a["name"] == "raced-name"] == [won[0]["uuid"]]
+    after = store.counts()
+    assert {name: after[name] - before[name] for name in after} == {
+        "audits": 1,
+        "action_plans": 1,
+        "actions": 3,
+    }
