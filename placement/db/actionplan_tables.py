@@ -39,6 +39,8 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 
+from sqlalchemy.dialects import mysql
+
 from placement.db.tables import utcnow
 
 #: Where alembic records this schema's revision (Placement's is ``alembic_version``).
@@ -62,6 +64,10 @@ def _identity(table: str) -> list[Column | UniqueConstraint]:
         UniqueConstraint("uuid", name=f"uniq_{table}0uuid"),
     ]
 
+
+#: Timestamps the applier compares or orders by: microseconds on every backend
+#: (MySQL's plain DATETIME keeps whole seconds).
+PreciseDateTime = DateTime().with_variant(mysql.DATETIME(fsp=6), "mysql", "mariadb")
 
 metadata = MetaData()
 
@@ -126,9 +132,14 @@ action_plans = Table(
     Column("global_efficacy", JSON, nullable=False),
     Column("hostname", String(255), nullable=True),
     Column("status_message", Text, nullable=True),
+    # The applier executing the plan and until when its claim holds (it renews
+    # it; another applier may take an ONGOING plan over once it has passed).
+    Column("applier_id", String(255), nullable=True),
+    Column("lease_expires_at", PreciseDateTime, nullable=True),
     *_timestamps(),
     Index("action_plans_audit_id_idx", "audit_id"),
     Index("action_plans_strategy_id_idx", "strategy_id"),
+    Index("action_plans_state_idx", "state"),
 )
 
 actions = Table(
@@ -143,6 +154,24 @@ actions = Table(
     Column("state", String(20), nullable=False),
     Column("parents", JSON, nullable=False),
     Column("status_message", Text, nullable=True),
+    # Execution record: when the last run started and finished, and how many
+    # runs were started (a run's final write checks it, fencing stale runs).
+    Column("started_at", PreciseDateTime, nullable=True),
+    Column("finished_at", PreciseDateTime, nullable=True),
+    Column("attempts", Integer, nullable=False, default=0, server_default="0"),
     *_timestamps(),
     Index("actions_action_plan_id_position_idx", "action_plan_id", "position"),
+)
+
+#: The ``reserved`` of each inventory of a node powered off by an action plan
+#: (which set reserved = total so the tree serves no candidates); powering on
+#: puts these values back and deletes the rows. Ids are Placement's provider and
+#: class ids (no foreign key: the two schemas stay independent).
+powered_off_inventories = Table(
+    "powered_off_inventories",
+    metadata,
+    Column("resource_provider_id", Integer, primary_key=True, autoincrement=False),
+    Column("resource_class_id", Integer, primary_key=True, autoincrement=False),
+    Column("reserved", Integer, nullable=False),
+    Column("created_at", DateTime, nullable=True, default=utcnow),
 )

@@ -17,7 +17,14 @@ from placement.cmd import manage
 from placement.db import actionplan_tables, migration, tables
 
 PLACEMENT_HEAD = "a082b8bb98d0"
-ACTIONPLAN_TABLES = {"goals", "strategies", "audits", "action_plans", "actions"}
+ACTIONPLAN_TABLES = {
+    "goals",
+    "strategies",
+    "audits",
+    "action_plans",
+    "actions",
+    "powered_off_inventories",
+}
 
 
 def _versions(engine: sa.Engine, table: str) -> list[str]:
