@@ -18,7 +18,7 @@ from oslo_config import cfg
 from oslo_middleware import cors, http_proxy_to_wsgi
 from oslo_policy import opts as policy_opts
 
-from placement import actionplan_opts
+from placement import actionplan_opts, flavor_opts
 
 PROJECT = "placement"
 
@@ -244,6 +244,10 @@ def validate(conf: cfg.ConfigOpts) -> None:
                 getattr(section, opt.dest)
             except (cfg.Error, ValueError) as exc:
                 raise ConfigError(f"Invalid value for option [{group}] {opt.name}: {exc}") from None
+    try:
+        flavor_opts.validate(conf)
+    except flavor_opts.InvalidFlavor as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def embedded_database_path() -> str:
