@@ -34,3 +34,14 @@ def current_host(conn: Connection, consumer_uuid: str) -> str:
     if name is None:
         raise ConsumerHasNoAllocations(consumer_uuid)
     return name
+
+
+def node_name(conn: Connection, ident: str) -> str:
+    """The name of the provider whose uuid is ``ident``; any other text is a name already.
+
+    Planners compare nodes by name, so a host given by uuid in one action and by
+    name in another is one node (an identifier matching no provider stays as given).
+    """
+    rp = tables.resource_providers
+    name = conn.execute(select(rp.c.name).where(rp.c.uuid == ident)).scalar()
+    return name if name is not None else ident

@@ -61,6 +61,7 @@ def prepare(conn: Connection, options: PlannerOptions, fields: dict[str, Any]) -
         solution.actions,
         options,
         current_host=functools.partial(hosts.current_host, conn),
+        node_name=functools.partial(hosts.node_name, conn),
     )
     now = utcnow()
     name = fields.get("name") or f"{(strategy or goal)['name']}-{now.isoformat()}"

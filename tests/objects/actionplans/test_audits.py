@@ -67,15 +67,14 @@ def test_planner_named_by_the_audit_decides_the_parents(store):
     assert len(stabilized) == 3
 
 
-def test_resize_under_workload_stabilization_reads_the_current_host(store):
-    status, _ = rig.call(store.app, "POST", "/resource_providers", {"name": "compute-7"})
-    assert status in (200, 201)
-    status, body = rig.call(store.app, "GET", "/resource_providers?name=compute-7")
-    provider = body["resource_providers"][0]["uuid"]
+def compute_node_holding(store, name: str, consumer: str) -> str:
+    """A provider ``name`` (made through the API) where ``consumer`` holds 2 VCPU; its uuid."""
+    status, made = rig.call(store.app, "POST", "/resource_providers", {"name": name}, "1.20")
+    assert status == 200, made
+    provider = made["uuid"]
     inventory = {"resource_provider_generation": 0, "inventories": {"VCPU": {"total": 8}}}
     status, _ = rig.call(store.app, "PUT", f"/resource_providers/{provider}/inventories", inventory)
     assert status == 200
-    consumer = "2a7e4bc1-6c55-4b43-9a8d-3d0c1e5f7a10"
     claim = {
         "allocations": {provider: {"resources": {"VCPU": 2}}},
         "project_id": "p",
@@ -84,6 +83,12 @@ def test_resize_under_workload_stabilization_reads_the_current_host(store):
     }
     status, _ = rig.call(store.app, "PUT", f"/allocations/{consumer}", claim, version="1.28")
     assert status == 204
+    return provider
+
+
+def test_resize_under_workload_stabilization_reads_the_current_host(store):
+    consumer = "2a7e4bc1-6c55-4b43-9a8d-3d0c1e5f7a10"
+    compute_node_holding(store, "compute-7", consumer)
     resize = {
         "action_type": "resize",
         "resource_id": consumer,
@@ -112,6 +117,26 @@ def test_resize_under_workload_stabilization_reads_the_current_host(store):
         )
     assert stranger in str(caught.value)
     assert store.counts() == before
+
+
+def test_nodes_named_by_uuid_or_name_are_one_node(store):
+    consumer = "8b1d2c3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e"
+    provider = compute_node_holding(store, "compute-8", consumer)
+    migrate = {
+        "action_type": "migrate",
+        "resource_id": consumer,
+        "input_parameters": {"migration_type": "live", "source_node": provider},
+    }
+    power_down = {
+        "action_type": "turn_host_to_acpi_s3_state",
+        "resource_id": "compute-8",
+        "input_parameters": {},
+    }
+    parameters = {"actions": [power_down, migrate], "planner": "workload_stabilization"}
+    listed = store.actions_of(store.plan_of(store.audit(parameters=parameters)))
+    assert [a["action_type"] for a in listed] == ["migrate", "turn_host_to_acpi_s3_state"]
+    assert listed[1]["parents"] == [listed[0]["uuid"]]
+    assert listed[0]["input_parameters"]["source_node"] == provider  # stored as given
 
 
 def test_auto_trigger_starts_the_plan_and_an_empty_solution_succeeds_at_once(store):
