@@ -256,14 +256,26 @@ _API_RULES = [
     ),
 ]
 
-API_RULES = [
-    policy.DocumentedRuleDefault(
+
+def _documented(
+    name: str,
+    check_str: str,
+    description: str,
+    operations: list[tuple[str, str]],
+    scope_types: list[str] | None = None,
+) -> policy.DocumentedRuleDefault:
+    """A rule with the (method, path) pairs it guards, for the sample policy."""
+    return policy.DocumentedRuleDefault(
         name=name,
         check_str=check_str,
         description=description,
         operations=[{"method": method, "path": path} for method, path in operations],
-        scope_types=["project"],
+        scope_types=scope_types,
     )
+
+
+API_RULES = [
+    _documented(name, check_str, description, operations, ["project"])
     for name, check_str, description, operations in _API_RULES
 ]
 
@@ -325,12 +337,7 @@ _INFRA_OPTIM_RULES = [
 ]
 
 INFRA_OPTIM_RULES = [
-    policy.DocumentedRuleDefault(
-        name=name,
-        check_str=INFRA_OPTIM_ADMIN_API,
-        description=description,
-        operations=[{"method": method, "path": path} for method, path in operations],
-    )
+    _documented(name, INFRA_OPTIM_ADMIN_API, description, operations)
     for name, description, operations in _INFRA_OPTIM_RULES
 ]
 

@@ -16,17 +16,9 @@ ACTION_PLANS = listing.Collection(
 )
 _PLAN = Lookup(plans.get_plan, uuid_field="action_plan_uuid")
 
-
-class ActionPlans(base.Resource):
-    @responder(policy.ACTION_PLAN_GET_ALL)
-    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        listing.send(self, req, resp, ACTION_PLANS, detail=False)
-
-
-class ActionPlansDetail(base.Resource):
-    @responder(policy.ACTION_PLAN_DETAIL)
-    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        listing.send(self, req, resp, ACTION_PLANS, detail=True)
+ActionPlans, ActionPlansDetail = listing.resources(
+    ACTION_PLANS, policy.ACTION_PLAN_GET_ALL, policy.ACTION_PLAN_DETAIL
+)
 
 
 class ActionPlan(base.Resource):

@@ -24,17 +24,7 @@ class _Collection(listing.Collection):
 ACTIONS = _Collection("actions", query.ACTIONS, actions.list_actions, render.action)
 _ACTION = Lookup(actions.get_action, uuid_field="action_uuid")
 
-
-class Actions(base.Resource):
-    @responder(policy.ACTION_GET_ALL)
-    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        listing.send(self, req, resp, ACTIONS, detail=False)
-
-
-class ActionsDetail(base.Resource):
-    @responder(policy.ACTION_DETAIL)
-    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        listing.send(self, req, resp, ACTIONS, detail=True)
+Actions, ActionsDetail = listing.resources(ACTIONS, policy.ACTION_GET_ALL, policy.ACTION_DETAIL)
 
 
 class Action(base.Resource):

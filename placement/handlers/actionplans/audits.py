@@ -15,11 +15,13 @@ from placement.schemas.actionplans import bodies, query
 AUDITS = listing.Collection("audits", query.AUDITS, audits.list_audits, render.audit)
 _AUDIT = Lookup(audits.get_audit)
 
+_AuditList, AuditsDetail = listing.resources(AUDITS, policy.AUDIT_GET_ALL, policy.AUDIT_DETAIL)
+
 
 class Audits(base.Resource):
-    @responder(policy.AUDIT_GET_ALL)
-    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        listing.send(self, req, resp, AUDITS, detail=False)
+    """``/v1/audits``: the list, and POST to create."""
+
+    on_get = _AuditList.on_get
 
     @responder(policy.AUDIT_CREATE, body=Body(bodies.AUDIT_CREATE, "audit_p"))
     def on_post(self, req: falcon.Request, resp: falcon.Response, body: dict) -> None:
@@ -28,12 +30,6 @@ class Audits(base.Resource):
         audit = audits.create_audit(self.deps.engine, options, fields)
         resp.location = base.absolute_url(req, f"/v1/audits/{audit['uuid']}")
         base.send_json(resp, render.audit(req, audit, detail=True), 201)
-
-
-class AuditsDetail(base.Resource):
-    @responder(policy.AUDIT_DETAIL)
-    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        listing.send(self, req, resp, AUDITS, detail=True)
 
 
 class Audit(base.Resource):

@@ -16,17 +16,10 @@ STRATEGIES = listing.Collection(
     "strategies", query.STRATEGIES, strategies.list_strategies, render.strategy
 )
 
-
-class Goals(base.Resource):
-    @responder(policy.GOAL_GET_ALL)
-    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        listing.send(self, req, resp, GOALS, detail=False)
-
-
-class GoalsDetail(base.Resource):
-    @responder(policy.GOAL_DETAIL)
-    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        listing.send(self, req, resp, GOALS, detail=True)
+Goals, GoalsDetail = listing.resources(GOALS, policy.GOAL_GET_ALL, policy.GOAL_DETAIL)
+Strategies, StrategiesDetail = listing.resources(
+    STRATEGIES, policy.STRATEGY_GET_ALL, policy.STRATEGY_DETAIL
+)
 
 
 class Goal(base.Resource):
@@ -35,20 +28,6 @@ class Goal(base.Resource):
     @responder(policy.GOAL_GET, lookup=Lookup(goals.get_goal))
     def on_get(self, req: falcon.Request, resp: falcon.Response, found: dict) -> None:
         base.send_json(resp, render.goal(req, found, detail=True))
-
-
-class Strategies(base.Resource):
-    """``/v1/strategies[?goal=<uuid or name>]``."""
-
-    @responder(policy.STRATEGY_GET_ALL)
-    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        listing.send(self, req, resp, STRATEGIES, detail=False)
-
-
-class StrategiesDetail(base.Resource):
-    @responder(policy.STRATEGY_DETAIL)
-    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        listing.send(self, req, resp, STRATEGIES, detail=True)
 
 
 class Strategy(base.Resource):

@@ -18,6 +18,7 @@ from sqlalchemy.engine import Connection
 from placement.db import transaction
 from placement.handlers import base
 from placement.handlers.actionplans import validation
+from placement.handlers.actionplans.preamble import responder
 from placement.objects.actionplans import paging
 from placement.schemas.actionplans import query as schema
 
@@ -97,3 +98,29 @@ def _next_link(
     }
     path = f"/v1/{collection.key}/detail" if detail else f"/v1/{collection.key}"
     return f"{base.absolute_url(req, path)}?{urlencode(query)}"
+
+
+class ListResource(base.Resource):
+    """What :func:`resources` makes: a resource answering GET with a page."""
+
+    on_get: Callable[..., None]
+
+
+def resources(
+    collection: Collection, list_rule: str, detail_rule: str
+) -> tuple[type[ListResource], type[ListResource]]:
+    """The Falcon resources of ``/v1/<key>`` and ``/v1/<key>/detail`` (GET only)."""
+
+    class List(ListResource):
+        @responder(list_rule)
+        def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+            send(self, req, resp, collection, detail=False)
+
+    class Detail(ListResource):
+        @responder(detail_rule)
+        def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+            send(self, req, resp, collection, detail=True)
+
+    List.__doc__ = f"``GET /v1/{collection.key}``: a page of short items."
+    Detail.__doc__ = f"``GET /v1/{collection.key}/detail``: a page of whole items."
+    return List, Detail

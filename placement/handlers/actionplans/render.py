@@ -39,6 +39,15 @@ def _times(row: dict[str, Any]) -> dict[str, str | None]:
     return {name: timestamp(row[name]) for name in ("created_at", "updated_at", "deleted_at")}
 
 
+def _whole(req: falcon.Request, row: dict[str, Any], doc: dict[str, Any], **more: Any) -> dict:
+    """A show or ``/detail`` item: ``doc`` plus ``more``, the timestamps and (1.5+)
+    ``status_message``."""
+    whole = {**doc, **more, **_times(row)}
+    if base.version(req) >= mv.STATUS_MESSAGE:
+        whole["status_message"] = row["status_message"]
+    return whole
+
+
 def goal(req: falcon.Request, row: dict[str, Any], detail: bool) -> dict[str, Any]:
     doc = {
         "uuid": row["uuid"],
@@ -83,12 +92,9 @@ def audit(req: falcon.Request, row: dict[str, Any], detail: bool) -> dict[str, A
     }
     if not detail:
         return doc
-    doc.update(parameters=row["parameters"], hostname=row["hostname"], **_times(row))
     if version >= mv.AUDIT_START_END_TIME:
         doc.update(start_time=naive_time(row["start_time"]), end_time=naive_time(row["end_time"]))
-    if version >= mv.STATUS_MESSAGE:
-        doc["status_message"] = row["status_message"]
-    return doc
+    return _whole(req, row, doc, parameters=row["parameters"], hostname=row["hostname"])
 
 
 def action_plan(req: falcon.Request, row: dict[str, Any], detail: bool) -> dict[str, Any]:
@@ -103,12 +109,7 @@ def action_plan(req: falcon.Request, row: dict[str, Any], detail: bool) -> dict[
         "links": links(req, "action_plans", row["uuid"]),
         "updated_at": timestamp(row["updated_at"]),
     }
-    if not detail:
-        return doc
-    doc.update(hostname=row["hostname"], **_times(row))
-    if base.version(req) >= mv.STATUS_MESSAGE:
-        doc["status_message"] = row["status_message"]
-    return doc
+    return _whole(req, row, doc, hostname=row["hostname"]) if detail else doc
 
 
 def action(req: falcon.Request, row: dict[str, Any], detail: bool) -> dict[str, Any]:
@@ -122,11 +123,6 @@ def action(req: falcon.Request, row: dict[str, Any], detail: bool) -> dict[str, 
     }
     if not detail:
         return doc
-    doc.update(
-        description=row["description"],
-        input_parameters=row["input_parameters"],
-        **_times(row),
+    return _whole(
+        req, row, doc, description=row["description"], input_parameters=row["input_parameters"]
     )
-    if base.version(req) >= mv.STATUS_MESSAGE:
-        doc["status_message"] = row["status_message"]
-    return doc
