@@ -39,6 +39,11 @@ def _times(row: dict[str, Any]) -> dict[str, str | None]:
     return {name: timestamp(row[name]) for name in ("created_at", "updated_at", "deleted_at")}
 
 
+def _pick(row: dict[str, Any], *names: str) -> dict[str, Any]:
+    """The row's values of ``names``, as they are stored."""
+    return {name: row[name] for name in names}
+
+
 def _whole(req: falcon.Request, row: dict[str, Any], doc: dict[str, Any], **more: Any) -> dict:
     """A show or ``/detail`` item: ``doc`` plus ``more``, the timestamps and (1.5+)
     ``status_message``."""
@@ -50,10 +55,7 @@ def _whole(req: falcon.Request, row: dict[str, Any], doc: dict[str, Any], **more
 
 def goal(req: falcon.Request, row: dict[str, Any], detail: bool) -> dict[str, Any]:
     doc = {
-        "uuid": row["uuid"],
-        "name": row["name"],
-        "display_name": row["display_name"],
-        "efficacy_specification": row["efficacy_specification"],
+        **_pick(row, "uuid", "name", "display_name", "efficacy_specification"),
         "links": links(req, "goals", row["uuid"]),
     }
     return {**doc, **_times(row)} if detail else doc
@@ -61,11 +63,7 @@ def goal(req: falcon.Request, row: dict[str, Any], detail: bool) -> dict[str, An
 
 def strategy(req: falcon.Request, row: dict[str, Any], detail: bool) -> dict[str, Any]:
     doc = {
-        "uuid": row["uuid"],
-        "name": row["name"],
-        "display_name": row["display_name"],
-        "goal_uuid": row["goal_uuid"],
-        "goal_name": row["goal_name"],
+        **_pick(row, "uuid", "name", "display_name", "goal_uuid", "goal_name"),
         "links": links(req, "strategies", row["uuid"]),
     }
     return {**doc, "parameters_spec": row["parameters_spec"]} if detail else doc
@@ -74,18 +72,10 @@ def strategy(req: falcon.Request, row: dict[str, Any], detail: bool) -> dict[str
 def audit(req: falcon.Request, row: dict[str, Any], detail: bool) -> dict[str, Any]:
     version = base.version(req)
     doc = {
-        "uuid": row["uuid"],
-        "name": row["name"],
-        "audit_type": row["audit_type"],
-        "state": row["state"],
-        "goal_uuid": row["goal_uuid"],
-        "goal_name": row["goal_name"],
-        "strategy_uuid": row["strategy_uuid"],
-        "strategy_name": row["strategy_name"],
+        **_pick(row, "uuid", "name", "audit_type", "state", "goal_uuid", "goal_name"),
+        **_pick(row, "strategy_uuid", "strategy_name"),
         "links": links(req, "audits", row["uuid"]),
-        "interval": row["interval"],
-        "scope": row["scope"],
-        "auto_trigger": row["auto_trigger"],
+        **_pick(row, "interval", "scope", "auto_trigger"),
         "next_run_time": naive_time(row["next_run_time"]),
         # Stored whatever the version, shown only from 1.2 (as upstream).
         "force": bool(row["force"]) if version >= mv.AUDIT_FORCE else False,
@@ -94,18 +84,13 @@ def audit(req: falcon.Request, row: dict[str, Any], detail: bool) -> dict[str, A
         return doc
     if version >= mv.AUDIT_START_END_TIME:
         doc.update(start_time=naive_time(row["start_time"]), end_time=naive_time(row["end_time"]))
-    return _whole(req, row, doc, parameters=row["parameters"], hostname=row["hostname"])
+    return _whole(req, row, doc, **_pick(row, "parameters", "hostname"))
 
 
 def action_plan(req: falcon.Request, row: dict[str, Any], detail: bool) -> dict[str, Any]:
     doc = {
-        "uuid": row["uuid"],
-        "audit_uuid": row["audit_uuid"],
-        "strategy_uuid": row["strategy_uuid"],
-        "strategy_name": row["strategy_name"],
-        "state": row["state"],
-        "efficacy_indicators": row["efficacy_indicators"],
-        "global_efficacy": row["global_efficacy"],
+        **_pick(row, "uuid", "audit_uuid", "strategy_uuid", "strategy_name", "state"),
+        **_pick(row, "efficacy_indicators", "global_efficacy"),
         "links": links(req, "action_plans", row["uuid"]),
         "updated_at": timestamp(row["updated_at"]),
     }
@@ -114,15 +99,9 @@ def action_plan(req: falcon.Request, row: dict[str, Any], detail: bool) -> dict[
 
 def action(req: falcon.Request, row: dict[str, Any], detail: bool) -> dict[str, Any]:
     doc = {
-        "uuid": row["uuid"],
-        "action_plan_uuid": row["action_plan_uuid"],
-        "action_type": row["action_type"],
-        "state": row["state"],
-        "parents": row["parents"],
+        **_pick(row, "uuid", "action_plan_uuid", "action_type", "state", "parents"),
         "links": links(req, "actions", row["uuid"]),
     }
     if not detail:
         return doc
-    return _whole(
-        req, row, doc, description=row["description"], input_parameters=row["input_parameters"]
-    )
+    return _whole(req, row, doc, **_pick(row, "description", "input_parameters"))
