@@ -15,6 +15,8 @@ from alembic.runtime.migration import MigrationContext
 
 from placement.cmd import manage
 from placement.db import actionplan_tables, migration, tables
+from placement.wsgi import create_app
+from tests import rig
 
 PLACEMENT_HEAD = "a082b8bb98d0"
 ACTIONPLAN_TABLES = {
@@ -97,3 +99,29 @@ def test_db_sync_creates_both_and_version_reads_placements(db_url, engine, tmp_p
         assert goals.scalar_one() > 0
     # A second sync is a no-op that still succeeds.
     assert manage.main(["--config-file", str(conf_file), "db", "sync"]) == 0
+
+
+def test_start_up_sync_creates_both_and_the_catalog(db_url, engine):
+    conf = rig.make_conf(db_url, placement_database={"sync_on_startup": True})
+    app = create_app(conf)
+    try:
+        assert migration.current_revision(engine) == PLACEMENT_HEAD
+        assert migration.actionplan_revision(engine) == migration.actionplan_head_revision()
+        with engine.connect() as conn:
+            names = conn.execute(sa.select(actionplan_tables.goals.c.name)).scalars().all()
+        assert "unclassified" in names
+    finally:
+        app.placement_engine.dispose()
+
+
+def test_app_serves_placement_on_a_database_without_action_plan_tables(db_url, engine, caplog):
+    """A database only upstream (or an older release) synced: Placement works, /v1 waits."""
+    migration.upgrade(engine)
+    app = create_app(rig.make_conf(db_url))
+    try:
+        status, body = rig.call(app, "GET", "/resource_providers")
+        assert (status, body) == (200, {"resource_providers": []})
+        assert migration.actionplan_revision(engine) is None
+        assert "placement-manage db sync" in caplog.text
+    finally:
+        app.placement_engine.dispose()
