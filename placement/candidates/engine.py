@@ -1,5 +1,12 @@
 """Run the candidate pipeline and shape the answer.
 
+The steps, in the order :func:`find` runs them: ``_plan`` resolves the
+names into one frozen :class:`~placement.candidates.model.Plan` (with the
+error-order probe, which keeps upstream's choice between an empty answer and
+a 400); ``_stream`` gathers each window's options (``slots.gather``) and
+combines them (``combine.Search``); ``_select`` applies ``limit`` and the
+sampling; ``summaries`` and ``output`` write the answer.
+
 Anchors (tree roots) are visited in id order, a *window* of root ids at a
 time: the group queries, tree facts and the search run per window, and the
 windows grow (x4) until the answer is complete. So a request that only needs
@@ -135,8 +142,9 @@ def _find(engine: Engine, request: CandidateRequest, settings: Settings) -> byte
 def _plan(conn: Connection, request: CandidateRequest) -> Plan | None:
     """Resolve names in upstream's order; None when nothing can match.
 
-    An unknown name in a group is a 400 only if every earlier group matches
-    something on its own: upstream stops at the first group without matches.
+    A group that can match nothing (unknown aggregates or ``in_tree``) ends
+    the answer there, before later groups' names are looked up; an unknown
+    name is a 400 only if :func:`_upstream_stops_before` says so.
     """
     root_traits = resolve.root_traits(conn, request.root_traits)
     if root_traits and not _some_root(conn, root_traits):
@@ -147,7 +155,7 @@ def _plan(conn: Connection, request: CandidateRequest) -> Plan | None:
         try:
             group = resolve.group(conn, wanted)
         except errors.BadRequest:
-            if not all(_matches_alone(conn, g, root_traits, shape) for g in groups):
+            if _upstream_stops_before(conn, groups, root_traits, shape):
                 return None
             raise
         if group.void:
@@ -171,6 +179,25 @@ def _some_root(conn: Connection, traits: TraitIds) -> bool:
         .limit(1)
     ).first()
     return first is not None
+
+
+# --- the error-order probe -----------------------------------------------------
+
+
+def _upstream_stops_before(
+    conn: Connection, earlier: list[ResolvedGroup], root_traits: TraitIds, shape: Shape
+) -> bool:
+    """Whether upstream answers "no candidates" before it reaches a group
+    whose name is unknown (and so never reports that name).
+
+    Why: upstream resolves and searches one group at a time and returns an
+    empty answer at the first group no provider can serve on its own; a
+    later group's names are only looked up once every earlier group has a
+    candidate. This engine resolves every group before searching any, so on
+    an unknown name it runs each earlier group alone, as upstream would
+    have. The probe costs queries on this error path only.
+    """
+    return not all(_matches_alone(conn, group, root_traits, shape) for group in earlier)
 
 
 def _matches_alone(
