@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import uuid
 
-from sqlalchemy import ColumnElement, FromClause
+from sqlalchemy import ColumnElement, FromClause, false
+
+#: The range of an ``Integer`` id column (32-bit signed on MySQL and PostgreSQL).
+_ID_RANGE = range(-(2**31), 2**31)
 
 
 def is_int_like(value: str) -> bool:
@@ -32,7 +35,8 @@ def canonical_uuid(value: str) -> str | None:
 def by_ident(table: FromClause, ident: str) -> ColumnElement[bool]:
     """The condition selecting ``ident`` in ``table``: id, then uuid, then name."""
     if is_int_like(ident):
-        return table.c.id == int(ident)
+        # A number no id column can hold matches nothing (and must not reach the driver).
+        return table.c.id == int(ident) if int(ident) in _ID_RANGE else false()
     return by_uuid_or_name(table, ident)
 
 

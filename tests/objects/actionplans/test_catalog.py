@@ -66,8 +66,9 @@ def test_goal_by_id_uuid_or_name(store):
     assert store.read(goals.get_goal, dummy["uuid"].replace("-", "")) == dummy
     with pytest.raises(NotFound, match="^Goal nosuch could not be found$"):
         store.read(goals.get_goal, "nosuch")
-    with pytest.raises(NotFound):
-        store.read(goals.get_goal, "99999")
+    for missing in ("99999", "9" * 30, "-1"):
+        with pytest.raises(NotFound):
+            store.read(goals.get_goal, missing)
 
 
 def test_strategies_filtered_by_goal_uuid_or_name(store):
