@@ -197,7 +197,7 @@ def render(
     Under ``/v1`` (Watcher's API) the body is always Watcher's instead.
     """
     if microversion.is_infra_optim_path(environ.get("PATH_INFO", "")):
-        return "application/json", _infra_optim_body(error)
+        return "application/json", _infra_optim_body(error, environ)
     status = error.status
     title = _title(status)
     detail = error.detail(environ)
@@ -221,15 +221,24 @@ def render(
     return "text/plain; charset=UTF-8", f"{head}\n\n{detail}".encode()
 
 
-def _infra_optim_body(error: PlacementError) -> bytes:
+def _infra_optim_body(error: PlacementError, environ: dict) -> bytes:
     """Watcher's error document: ``error_message`` is a JSON *string*.
 
     python-watcherclient decodes the body, then ``error_message`` again, and
-    shows ``faultstring``; an object there would crash it.
+    shows ``faultstring``; an object there would crash it. Version errors hold
+    ``{code, title, description}`` instead, or an HTML page when the client
+    prefers HTML (the client reads neither).
     """
     message = error.message or _EXPLANATIONS.get(error.status, _title(error.status))
     inner: dict
     if isinstance(error, InfraOptimVersionError):
+        head = f"{error.status} {_title(error.status)}"
+        if _preferred_format(environ.get("HTTP_ACCEPT")) == "html":
+            page = (
+                f"<html>\n <head>\n  <title>{head}</title>\n </head>\n <body>\n"
+                f"  <h1>{head}</h1>\n  {html.escape(message)}\n </body>\n</html>"
+            )
+            return json.dumps({"error_message": page}).encode()
         inner = {"code": error.status, "title": _title(error.status), "description": message}
     else:
         inner = {

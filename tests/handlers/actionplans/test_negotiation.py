@@ -109,6 +109,16 @@ def test_v1_version_error_body():
     }
 
 
+def test_v1_version_error_as_html_when_preferred():
+    error = errors.InfraOptimVersionError("Version 1.8 was requested")
+    environ = {"PATH_INFO": "/v1/goals", "HTTP_ACCEPT": "text/html"}
+    content_type, body = errors.render(error, environ, request_id=None, with_code=False)
+    assert content_type == "application/json"
+    page = json.loads(body)["error_message"]
+    assert page.startswith("<html>") and "<h1>406 Not Acceptable</h1>" in page
+    assert "Version 1.8 was requested" in page
+
+
 def test_placement_paths_keep_placement_errors():
     content_type, body = errors.render(
         errors.BadRequest("bad"), {"PATH_INFO": "/traits"}, request_id="r", with_code=True
