@@ -18,7 +18,7 @@ AUDIT_CREATE: dict[str, Any] = {
         "audit_template_uuid": {"type": "string", "format": "uuid", "invalid": _UUID_REASON},
         "parameters": {"type": "object"},
         "interval": {"type": ["string", "null"]},
-        "name": {"type": "string", "minLength": 1},
+        "name": {"type": "string"},
         "auto_trigger": {"type": "boolean"},
         "start_time": {"type": ["string", "null"]},
         "end_time": {"type": ["string", "null"]},
