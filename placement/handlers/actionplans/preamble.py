@@ -98,7 +98,9 @@ def responder(
 
     def decorate(method: Responder) -> Responder:
         @functools.wraps(method)
-        def run(resource: base.Resource, req: falcon.Request, resp: falcon.Response, **path: str):
+        def run(
+            resource: base.Resource, req: falcon.Request, resp: falcon.Response, **path: str
+        ) -> None:
             if minimum is not None and base.version(req) < minimum:
                 raise errors.BadRequest(f"API microversion {minimum} or higher is required.")
             kwargs: dict[str, Any] = {}
