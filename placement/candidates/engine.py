@@ -102,7 +102,7 @@ def _find(engine: Engine, request: CandidateRequest, settings: Settings) -> byte
         if plan is None:
             return output.EMPTY
         windowed = not settings.breadth_first and (
-            settings.max_candidates >= 0 or (request.limit and not settings.randomize)
+            settings.max_candidates >= 0 or (request.limit is not None and not settings.randomize)
         )
         stream = _stream(conn, plan, windowed=windowed, breadth_first=settings.breadth_first)
         if settings.max_candidates >= 0:

@@ -77,7 +77,7 @@ def _statements(column) -> tuple[sqlalchemy.Select, sqlalchemy.Select]:
         )
         .scalar_subquery()
     )
-    inventory = _RC.c.name
+    inventory: ColumnElement[str] = _RC.c.name
     for part in (
         cast(_INV.c.total, String),
         cast(_INV.c.reserved, String),
@@ -188,10 +188,10 @@ def text(trees: Trees, shown: Iterable[int], version: mv.Version, requested: set
             )
         part = f'{quoted[provider.uuid]}: {{"resources": {{{resources}}}'
         if with_traits:
-            key = tuple(provider.traits)
-            traits = traits_text.get(key)
+            names = tuple(provider.traits)
+            traits = traits_text.get(names)
             if traits is None:
-                traits = traits_text[key] = ", ".join([quoted[name] for name in key])
+                traits = traits_text[names] = ", ".join([quoted[name] for name in names])
             part += ', "traits": [' + traits + "]"
         if nested:
             parent = (
