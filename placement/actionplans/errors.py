@@ -176,3 +176,22 @@ class StrategyNotRunnable(Invalid):
     def __init__(self, name: str) -> None:
         super().__init__(f"Strategy {name} cannot run in this service yet")
         self.name = name
+
+
+class NodeNotFound(Invalid):
+    """A strategy parameter names a compute node that does not exist."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"The compute node {name} could not be found")
+        self.name = name
+
+
+class ConsumersCannotBePlaced(Invalid):
+    """A strategy must move consumers that no enabled node has room for; no plan is made."""
+
+    def __init__(self, node: str, consumers: Iterable[str]) -> None:
+        self.consumers = tuple(consumers)
+        super().__init__(
+            f"No enabled node has room for the consumers of {node}: " + ", ".join(self.consumers)
+        )
+        self.node = node

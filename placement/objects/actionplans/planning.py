@@ -21,11 +21,12 @@ from placement.actionplans.action_types import validate_actions
 from placement.actionplans.errors import NotFound
 from placement.actionplans.parameters import apply_strategy_parameters
 from placement.actionplans.planners import PlannerOptions, make_plan
-from placement.actionplans.strategies import solve
+from placement.actionplans.strategies import WORLD_ALGORITHMS, solve
 from placement.db import actionplan_tables as t
 from placement.db.tables import utcnow
 from placement.objects.actionplans import hosts
 from placement.objects.actionplans.idents import by_ident
+from placement.objects.actionplans.world import read_world
 
 #: Longer audit names are cut to this many characters (as upstream does).
 NAME_LENGTH = 63
@@ -54,7 +55,8 @@ def prepare(conn: Connection, options: PlannerOptions, fields: dict[str, Any]) -
         strategy["parameters_spec"] if strategy else {}, fields.get("parameters") or {}
     )
     runner = strategy or _first_strategy(conn, goal)
-    solution = solve(runner["name"], parameters)
+    world = read_world(conn) if runner["name"] in WORLD_ALGORITHMS else None
+    solution = solve(runner["name"], parameters, world)
     validate_actions(solution.actions)
     plan = make_plan(
         solution.planner,
