@@ -14,7 +14,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import ColumnElement, FromClause, Select, Table, and_, case, false, or_, select
+from sqlalchemy import (
+    ColumnElement,
+    FromClause,
+    Select,
+    Table,
+    and_,
+    case,
+    false,
+    literal,
+    or_,
+    select,
+)
 from sqlalchemy.engine import Connection
 
 from placement.actionplans.errors import Invalid, NotFound
@@ -120,7 +131,8 @@ def _after(conn: Connection, listing: Listing, query: Select, page: Page) -> Col
     descending = page.sort_dir == "desc"
 
     def beyond(column: ColumnElement[Any], value: Any) -> ColumnElement[bool]:
-        return column < value if descending else column > value
+        bound = literal(value, column.type)  # booleans too (False < True on every backend)
+        return column < bound if descending else column > bound
 
     if page.sort_key == "id":
         return beyond(row_id, last_id)
