@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 
 import falcon
+import sqlalchemy
 from oslo_config import cfg
 
 from placement import auth, logs, policy
@@ -45,7 +46,7 @@ def _auth_layers(conf: cfg.ConfigOpts, strategy: str, app):
     return keystone.wrap(conf, app)
 
 
-def _sync_actionplan_catalog(engine) -> None:
+def _sync_actionplan_catalog(engine: sqlalchemy.Engine) -> None:
     """Write the built-in goals and strategies, if ``db sync`` created their tables.
 
     A database last synced by upstream Placement (or by a release of ours
