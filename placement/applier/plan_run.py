@@ -176,8 +176,7 @@ class PlanRun:
             ),
             "finishing the plan",
         )
-        if not recorded:
-            self.lost.set()
+        if not recorded:  # cancelled meanwhile, or not ours: the next poll says which
             return None
         LOG.info("Action plan %s finished: %s", self.plan["uuid"], outcome.state)
         return outcome.state
