@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import signal
+import subprocess
 import time
 
 import pytest
@@ -35,7 +37,7 @@ def test_the_plan_finishes_after_the_database_comes_back(applier_rig: Rig):
         eventually(
             lambda: applier_rig.plan_row(plan).state == "SUCCEEDED",
             timeout=120,
-            explain=lambda: applier_rig.log(applier)[-5000:],
+            explain=lambda: _stacks(applier_rig, applier),
         )
         assert applier.poll() is None  # it survived the outage
         assert "Database unavailable" in applier_rig.log(applier)
@@ -44,3 +46,10 @@ def test_the_plan_finishes_after_the_database_comes_back(applier_rig: Rig):
     finally:
         applier_rig.stop_all()
         proxy.cut()
+
+
+def _stacks(applier_rig: Rig, applier: subprocess.Popen) -> str:
+    """The end of the applier's log after it printed every thread's stack (SIGUSR1)."""
+    applier.send_signal(signal.SIGUSR1)
+    time.sleep(1)
+    return applier_rig.log(applier)[-8000:]
