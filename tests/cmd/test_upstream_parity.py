@@ -1,6 +1,6 @@
 """Our operator commands against upstream's, on a MariaDB database upstream built.
 
-Runs :mod:`tests.ops.compare_upstream` when upstream's venv and a MySQL/MariaDB
+Runs :mod:`tests.cmd.compare_upstream` when upstream's venv and a MySQL/MariaDB
 server (``PLACEMENT_TEST_MYSQL_URL``) are available; skipped otherwise.
 """
 
@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from tests.ops import compare_upstream
+from tests.cmd import compare_upstream
 
 UPSTREAM_VENV = os.environ.get("PLACEMENT_UPSTREAM_VENV", compare_upstream.DEFAULT_UPSTREAM_VENV)
 SERVER = os.environ.get("PLACEMENT_TEST_MYSQL_URL")
