@@ -18,6 +18,8 @@ from oslo_config import cfg
 from oslo_middleware import cors, http_proxy_to_wsgi
 from oslo_policy import opts as policy_opts
 
+from placement import actionplan_opts, flavor_opts
+
 PROJECT = "placement"
 
 _default_opts: list[cfg.Opt] = [
@@ -45,6 +47,13 @@ _api_opts: list[cfg.Opt] = [
         deprecated_group="DEFAULT",
         help="How requests are authenticated: 'keystone' validates tokens "
         "with keystonemiddleware; 'noauth2' trusts the token text (testing only).",
+    ),
+    cfg.IntOpt(
+        "max_limit",
+        default=1000,
+        min=1,
+        help="Most items one page of a /v1 (Watcher API) collection holds; "
+        "a larger 'limit' is cut to it.",
     ),
 ]
 
@@ -138,6 +147,7 @@ GROUPS: dict[str, list[cfg.Opt]] = {
     "placement": _placement_opts,
     "placement_database": _database_opts,
     "workarounds": _workarounds_opts,
+    **actionplan_opts.GROUPS,
 }
 
 
@@ -234,6 +244,10 @@ def validate(conf: cfg.ConfigOpts) -> None:
                 getattr(section, opt.dest)
             except (cfg.Error, ValueError) as exc:
                 raise ConfigError(f"Invalid value for option [{group}] {opt.name}: {exc}") from None
+    try:
+        flavor_opts.validate(conf)
+    except flavor_opts.InvalidFlavor as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def embedded_database_path() -> str:

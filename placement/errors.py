@@ -12,6 +12,8 @@ import html
 import json
 from http import HTTPStatus
 
+from placement import microversion
+
 # --- error codes (the ``code`` member, microversion 1.23 and later) -------
 DEFAULT = "placement.undefined_code"
 CONCURRENT_UPDATE = "placement.concurrent_update"
@@ -134,6 +136,16 @@ class UnsupportedMediaType(_TightDetail):
         return f"The request media type {content_type} is not supported by this server."
 
 
+class InfraOptimVersionError(PlacementError):
+    """A ``/v1`` request naming an infra-optim version we do not serve.
+
+    Watcher renders these 406s unlike its other faults: the inner document is
+    ``{code, title, description}`` with no ``faultstring``.
+    """
+
+    status = 406
+
+
 def _title(status: int) -> str:
     return HTTPStatus(status).phrase
 
@@ -180,7 +192,12 @@ def _preferred_format(accept: str | None) -> str:
 def render(
     error: PlacementError, environ: dict, *, request_id: str | None, with_code: bool
 ) -> tuple[str, bytes]:
-    """Render ``error`` as (content type, body) for the request's Accept."""
+    """Render ``error`` as (content type, body) for the request's Accept.
+
+    Under ``/v1`` (Watcher's API) the body is always Watcher's instead.
+    """
+    if microversion.is_infra_optim_path(environ.get("PATH_INFO", "")):
+        return "application/json", _infra_optim_body(error, environ)
     status = error.status
     title = _title(status)
     detail = error.detail(environ)
@@ -202,3 +219,31 @@ def render(
         )
         return "text/html; charset=UTF-8", body.encode()
     return "text/plain; charset=UTF-8", f"{head}\n\n{detail}".encode()
+
+
+def _infra_optim_body(error: PlacementError, environ: dict) -> bytes:
+    """Watcher's error document: ``error_message`` is a JSON *string*.
+
+    python-watcherclient decodes the body, then ``error_message`` again, and
+    shows ``faultstring``; an object there would crash it. Version errors hold
+    ``{code, title, description}`` instead, or an HTML page when the client
+    prefers HTML (the client reads neither).
+    """
+    message = error.message or _EXPLANATIONS.get(error.status, _title(error.status))
+    inner: dict
+    if isinstance(error, InfraOptimVersionError):
+        head = f"{error.status} {_title(error.status)}"
+        if _preferred_format(environ.get("HTTP_ACCEPT")) == "html":
+            page = (
+                f"<html>\n <head>\n  <title>{head}</title>\n </head>\n <body>\n"
+                f"  <h1>{head}</h1>\n  {html.escape(message)}\n </body>\n</html>"
+            )
+            return json.dumps({"error_message": page}).encode()
+        inner = {"code": error.status, "title": _title(error.status), "description": message}
+    else:
+        inner = {
+            "faultcode": "Server" if error.status >= 500 else "Client",
+            "faultstring": message,
+            "debuginfo": None,
+        }
+    return json.dumps({"error_message": json.dumps(inner)}).encode()

@@ -78,8 +78,8 @@ class UnacceptableVersion(ValueError):
     """The version parses but is outside MIN..MAX (answers 406)."""
 
 
-def requested_value(header: str | None) -> str | None:
-    """Return the text after the last ``placement`` entry of the header.
+def requested_value(header: str | None, service: str = SERVICE_TYPE) -> str | None:
+    """Return the text after the last ``service`` entry of the header.
 
     The header may carry several services (``compute 2.1, placement 1.5``);
     entries for other services are ignored and the last one for us wins.
@@ -89,7 +89,7 @@ def requested_value(header: str | None) -> str | None:
     found = None
     for entry in header.split(","):
         match = _ENTRY.match(entry)
-        if match and match.group(1).lower() == SERVICE_TYPE:
+        if match and match.group(1).lower() == service:
             found = match.group(2)
     return found
 
@@ -112,4 +112,65 @@ def parse(header: str | None) -> Version:
         raise BadVersion(f"invalid version string: {value}; {exc}") from None
     if not MIN_VERSION <= version <= MAX_VERSION:
         raise UnacceptableVersion(f"Unacceptable version header: {value}")
+    return version
+
+
+# --- infra-optim: Watcher's API under /v1 ------------------------------------
+# Requests under ``/v1`` negotiate Watcher's versions instead of Placement's,
+# with Watcher's lenient rules (see :func:`parse_infra_optim`).
+
+INFRA_OPTIM_SERVICE_TYPE = "infra-optim"
+INFRA_OPTIM_PREFIX = "/v1"
+INFRA_OPTIM_MIN_VERSION = Version(1, 0)
+INFRA_OPTIM_MAX_VERSION = Version(1, 7)
+
+# features by the infra-optim version that introduced them
+AUDIT_START_END_TIME = Version(1, 1)
+AUDIT_FORCE = Version(1, 2)
+STATUS_MESSAGE = Version(1, 5)
+ACTION_UPDATE = Version(1, 5)
+
+_INFRA_OPTIM_RANGE = f"[{INFRA_OPTIM_MIN_VERSION}, {INFRA_OPTIM_MAX_VERSION}]"
+
+
+class MalformedVersion(ValueError):
+    """An infra-optim value with the wrong number of parts (406, no range headers)."""
+
+
+def is_infra_optim_path(path: str) -> bool:
+    """Whether ``path`` belongs to Watcher's API (``/v1`` and below)."""
+    return path == INFRA_OPTIM_PREFIX or path.startswith(INFRA_OPTIM_PREFIX + "/")
+
+
+def parse_infra_optim(header: str | None) -> Version:
+    """Negotiate a ``/v1`` request's version the way Watcher does.
+
+    Absent, another service only, or unparsable (``abc``) → the minimum;
+    ``latest`` → the maximum; a bare major (``1``) → ``1.0``. Raises
+    :class:`MalformedVersion` for three or more parts and
+    :class:`UnacceptableVersion` (with Watcher's text) outside the range.
+    """
+    value = requested_value(header, INFRA_OPTIM_SERVICE_TYPE)
+    if value is None:
+        return INFRA_OPTIM_MIN_VERSION
+    value = value.strip()
+    if value.lower() == "latest":
+        return INFRA_OPTIM_MAX_VERSION
+    parts = value.split(".")
+    if len(parts) > 2:
+        raise MalformedVersion("Invalid value for OpenStack-API-Version header")
+    try:
+        version = Version(int(parts[0]), int(parts[1]) if len(parts) == 2 else 0)
+    except ValueError:
+        return INFRA_OPTIM_MIN_VERSION
+    if version.major != INFRA_OPTIM_MAX_VERSION.major or version.minor < 0:
+        raise UnacceptableVersion(
+            f"Mutually exclusive versions requested. Version {version} requested but not "
+            f"supported by this service. The supported version range is: {_INFRA_OPTIM_RANGE}."
+        )
+    if version > INFRA_OPTIM_MAX_VERSION:
+        raise UnacceptableVersion(
+            f"Version {version} was requested but the minor version is not supported by "
+            f"this service. The supported version range is: {_INFRA_OPTIM_RANGE}."
+        )
     return version

@@ -256,21 +256,95 @@ _API_RULES = [
     ),
 ]
 
-API_RULES = [
-    policy.DocumentedRuleDefault(
+
+def _documented(
+    name: str,
+    check_str: str,
+    description: str,
+    operations: list[tuple[str, str]],
+    scope_types: list[str] | None = None,
+) -> policy.DocumentedRuleDefault:
+    """A rule with the (method, path) pairs it guards, for the sample policy."""
+    return policy.DocumentedRuleDefault(
         name=name,
         check_str=check_str,
         description=description,
         operations=[{"method": method, "path": path} for method, path in operations],
-        scope_types=["project"],
+        scope_types=scope_types,
     )
+
+
+API_RULES = [
+    _documented(name, check_str, description, operations, ["project"])
     for name, check_str, description, operations in _API_RULES
+]
+
+
+# --- Watcher's API under /v1 (service type infra-optim) ----------------------
+# Watcher's endpoint rules default to its ``rule:admin_api``, which is
+# ``role:admin or role:administrator``. That base rule's name is Placement's
+# (``role:admin``), so the Watcher rules carry its expansion instead.
+INFRA_OPTIM_ADMIN_API = "role:admin or role:administrator"
+
+GOAL_GET_ALL = "goal:get_all"
+GOAL_DETAIL = "goal:detail"
+GOAL_GET = "goal:get"
+STRATEGY_GET_ALL = "strategy:get_all"
+STRATEGY_DETAIL = "strategy:detail"
+STRATEGY_GET = "strategy:get"
+AUDIT_CREATE = "audit:create"
+AUDIT_GET_ALL = "audit:get_all"
+AUDIT_DETAIL = "audit:detail"
+AUDIT_GET = "audit:get"
+AUDIT_DELETE = "audit:delete"
+ACTION_PLAN_GET_ALL = "action_plan:get_all"
+ACTION_PLAN_DETAIL = "action_plan:detail"
+ACTION_PLAN_GET = "action_plan:get"
+ACTION_PLAN_UPDATE = "action_plan:update"
+ACTION_PLAN_START = "action_plan:start"
+ACTION_PLAN_DELETE = "action_plan:delete"
+ACTION_GET_ALL = "action:get_all"
+ACTION_DETAIL = "action:detail"
+ACTION_GET = "action:get"
+ACTION_UPDATE = "action:update"
+
+_INFRA_OPTIM_RULES = [
+    (GOAL_GET_ALL, "List goals.", [("GET", "/v1/goals")]),
+    (GOAL_DETAIL, "List goals with detail.", [("GET", "/v1/goals/detail")]),
+    (GOAL_GET, "Show a goal.", [("GET", "/v1/goals/{goal}")]),
+    (STRATEGY_GET_ALL, "List strategies.", [("GET", "/v1/strategies")]),
+    (STRATEGY_DETAIL, "List strategies with detail.", [("GET", "/v1/strategies/detail")]),
+    (STRATEGY_GET, "Show a strategy.", [("GET", "/v1/strategies/{strategy}")]),
+    (AUDIT_CREATE, "Create an audit (and its action plan).", [("POST", "/v1/audits")]),
+    (AUDIT_GET_ALL, "List audits.", [("GET", "/v1/audits")]),
+    (AUDIT_DETAIL, "List audits with detail.", [("GET", "/v1/audits/detail")]),
+    (AUDIT_GET, "Show an audit.", [("GET", "/v1/audits/{audit}")]),
+    (AUDIT_DELETE, "Delete an audit.", [("DELETE", "/v1/audits/{audit}")]),
+    (ACTION_PLAN_GET_ALL, "List action plans.", [("GET", "/v1/action_plans")]),
+    (ACTION_PLAN_DETAIL, "List action plans with detail.", [("GET", "/v1/action_plans/detail")]),
+    (ACTION_PLAN_GET, "Show an action plan.", [("GET", "/v1/action_plans/{uuid}")]),
+    (
+        ACTION_PLAN_UPDATE,
+        "Change an action plan's state (cancel it).",
+        [("PATCH", "/v1/action_plans/{uuid}")],
+    ),
+    (ACTION_PLAN_START, "Start an action plan.", [("POST", "/v1/action_plans/{uuid}/start")]),
+    (ACTION_PLAN_DELETE, "Delete an action plan.", [("DELETE", "/v1/action_plans/{uuid}")]),
+    (ACTION_GET_ALL, "List actions.", [("GET", "/v1/actions")]),
+    (ACTION_DETAIL, "List actions with detail.", [("GET", "/v1/actions/detail")]),
+    (ACTION_GET, "Show an action.", [("GET", "/v1/actions/{uuid}")]),
+    (ACTION_UPDATE, "Skip a pending action.", [("PATCH", "/v1/actions/{uuid}")]),
+]
+
+INFRA_OPTIM_RULES = [
+    _documented(name, INFRA_OPTIM_ADMIN_API, description, operations)
+    for name, description, operations in _INFRA_OPTIM_RULES
 ]
 
 
 def list_rules() -> list[policy.RuleDefault]:
     """Every default rule, for ``oslopolicy-sample-generator --namespace placement``."""
-    return BASE_RULES + API_RULES
+    return BASE_RULES + API_RULES + INFRA_OPTIM_RULES
 
 
 def make_enforcer(conf: cfg.ConfigOpts) -> policy.Enforcer:
@@ -368,11 +442,13 @@ def authorize(
     context: oslo_context.RequestContext,
     rule: str,
     target: dict | None = None,
+    denial: str = "Policy does not allow {rule} to be performed.",
 ) -> None:
     """Raise :class:`errors.Forbidden` unless ``rule`` allows the request.
 
     A token of the wrong scope (e.g. system-scoped; every rule is for project
     tokens) is refused too; upstream's message is then just the rule name.
+    ``denial`` is the message of a refusal (Watcher's differs from Placement's).
     """
     if target is None:
         target = {"project_id": context.project_id, "user_id": context.user_id}
@@ -381,4 +457,4 @@ def authorize(
     except policy.InvalidScope:
         raise errors.Forbidden(rule) from None
     except policy.PolicyNotAuthorized:
-        raise errors.Forbidden(f"Policy does not allow {rule} to be performed.") from None
+        raise errors.Forbidden(denial.format(rule=rule)) from None

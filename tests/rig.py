@@ -28,8 +28,8 @@ from oslo_config import cfg
 from sqlalchemy.engine import make_url
 
 from placement import conf as placement_conf
+from placement.db import actionplan_tables, migration, tables
 from placement.db import engine as db_engine
-from placement.db import migration, tables
 
 SERVER_ENV = {
     "mysql": "PLACEMENT_TEST_MYSQL_URL",
@@ -73,10 +73,10 @@ def make_conf(url: str, **overrides: dict) -> cfg.ConfigOpts:
 
 
 def migrated(url: str) -> None:
-    """Bring the database at ``url`` to the latest schema with alembic."""
+    """Bring the database at ``url`` to the latest schemas (Placement's, action plans')."""
     engine = db_engine.engine_from_url(url)
     try:
-        migration.upgrade(engine)
+        migration.upgrade_all(engine)
     finally:
         engine.dispose()
 
@@ -117,6 +117,8 @@ def migrated_database(backend: str) -> Iterator[str]:
             try:
                 tables.metadata.create_all(engine)
                 migration.stamp(engine, "head")
+                actionplan_tables.metadata.create_all(engine)
+                migration.stamp_actionplans(engine)
             finally:
                 engine.dispose()
             yield url

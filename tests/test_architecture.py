@@ -25,18 +25,6 @@ _SQL = ("sqlalchemy", "alembic")
 _WEB = ("falcon", "webob", "keystonemiddleware")
 _OSLO = ("oslo_config", "oslo_context", "oslo_middleware", "oslo_policy", "oslo_utils")
 _OSLO_WEB = ("oslo_policy", "oslo_middleware")
-#: The layers; cross-cutting modules never import them.
-_LAYERS = (
-    "placement.schemas",
-    "placement.db",
-    "placement.objects",
-    "placement.candidates",
-    "placement.actionplans",
-    "placement.handlers",
-    "placement.wsgi",
-    "placement.direct",
-    "placement.cmd",
-)
 
 
 @dataclass(frozen=True)
@@ -67,9 +55,15 @@ _OBJECTS = ("placement.db", "placement.errors", "placement.microversion")
 #: ARCHITECTURE.md's tables, row by row.
 RULES: dict[str, Rule] = {
     "placement": Rule(internal=()),
-    "placement.errors": Rule(internal=(), third_party=()),
+    "placement.errors": Rule(internal=("placement.microversion",), third_party=()),
     "placement.microversion": Rule(internal=(), third_party=()),
-    "placement.conf": Rule(internal=(), never=_SQL + _WEB),
+    "placement.conf": Rule(
+        internal=("placement.actionplan_opts", "placement.flavor_opts"), never=_SQL + _WEB
+    ),
+    "placement.actionplan_opts": Rule(internal=("placement.actionplans",), never=_SQL + _WEB),
+    "placement.flavor_opts": Rule(
+        internal=("placement.errors", "placement.objects.filters"), never=_SQL + _WEB
+    ),
     "placement.logs": Rule(internal=(), never=_SQL + _WEB),
     "placement.auth": Rule(internal=("placement.errors",), never=_SQL),
     "placement.keystone": Rule(internal=("placement.auth", "placement.conf"), never=_SQL),
@@ -85,11 +79,34 @@ RULES: dict[str, Rule] = {
     # The action-plan subsystem.
     "placement.actionplans": Rule(internal=(), third_party=("jsonschema",)),
     "placement.objects.actionplans": Rule(
-        internal=(*_OBJECTS, "placement.objects", "placement.actionplans"),
+        internal=(
+            *_OBJECTS,
+            "placement.objects",
+            "placement.actionplans",
+            "placement.candidates",
+            "placement.flavor_opts",
+        ),
         never=_WEB + _OSLO_WEB,
     ),
     "placement.handlers.actionplans": Rule(
-        internal=(*_HANDLERS, "placement.handlers", "placement.actionplans"), never=_SQL
+        internal=(
+            *_HANDLERS,
+            "placement.handlers",
+            "placement.actionplans",
+            "placement.actionplan_opts",
+            "placement.db.transaction",
+        ),
+        never=_SQL,
+    ),
+    "placement.applier": Rule(
+        internal=(
+            *_OBJECTS,
+            "placement.objects",
+            "placement.actionplans",
+            "placement.actionplan_opts",
+            "placement.conf",
+        ),
+        never=_WEB + _OSLO_WEB,
     ),
 }
 

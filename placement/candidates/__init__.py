@@ -1,6 +1,7 @@
 """The allocation-candidates engine behind ``GET /allocation_candidates``.
 
-A pipeline of steps, each usable and testable alone:
+A pipeline of steps, each usable and testable alone, passing the values of
+``model`` (plain data: the pure steps import no SQL module):
 
 ``request``    query string → :class:`~placement.candidates.request.CandidateRequest`
 ``resolve``    names (classes, traits, aggregates, in_tree) → database ids

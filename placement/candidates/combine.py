@@ -28,82 +28,30 @@ provider in it is a sharing provider; those few are de-duplicated with
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import permutations, product
-from typing import NamedTuple
 
-from placement.candidates.query import UNCHECKED, Room
-from placement.candidates.trees import Ancestry
+from placement.candidates.model import (
+    UNCHECKED,
+    Candidate,
+    Facts,
+    Room,
+    Rules,
+    Slot,
+    SlotSpec,
+    WindowOptions,
+)
 
-
-@dataclass(frozen=True)
-class SlotSpec:
-    """One choice of provider a candidate makes."""
-
-    suffix: str
-    granular: bool
-    #: (class id, amount) the chosen provider gives for this slot.
-    amounts: tuple[tuple[int, int], ...]
-
-
-@dataclass
-class Slot:
-    """A slot's options in the current window."""
-
-    spec: SlotSpec
-    #: Anchor root id → providers that can fill the slot there, by id.
-    choices: dict[int, list[int]] = field(default_factory=dict)
-    #: Providers offered through sharing (they may appear under many anchors).
-    shared: set[int] = field(default_factory=set)
-
-
-@dataclass(frozen=True)
-class Rules:
-    """The request-wide rules a combination must follow."""
-
-    isolate: bool = False
-    same_subtrees: tuple[frozenset[str], ...] = ()
-    one_provider_per_tree: bool = False
-    #: Bits the unsuffixed group's providers must cover together (0: none).
-    trait_bits: int = 0
-
-
-@dataclass
-class Facts:
-    """What the rules need to know about the providers of the current window."""
-
-    rooms: dict[tuple[int, int], Room] = field(default_factory=dict)
-    roots: dict[int, int] = field(default_factory=dict)
-    trait_bits: dict[int, int] = field(default_factory=dict)
-    ancestry: Ancestry | None = None
-
-
-class Candidate(NamedTuple):
-    """One allocation request: amounts per provider and class, and who served which group."""
-
-    #: (provider id, class id, amount), sorted.
-    allocations: tuple[tuple[int, int, int], ...]
-    #: (suffix, provider ids) per group, in slot order.
-    mappings: tuple[tuple[str, tuple[int, ...]], ...]
-    #: The tree root of each allocation's provider.
-    roots: tuple[int, ...]
-
-    @property
-    def key(self) -> tuple:
-        """What makes two candidates the same answer."""
-        return self.allocations, self.mappings
-
-    @property
-    def trees(self) -> frozenset[int]:
-        """Roots of the trees the candidate allocates from."""
-        return frozenset(self.roots)
+#: What taking a provider for a slot adds up: ((provider, class), amount, limit).
+Need = tuple[tuple[int, int], int, int]
+#: A slot's options under one anchor: each provider with its needs.
+Level = list[tuple[int, tuple[Need, ...]]]
 
 
 class Search:
     """The depth-first search over a fixed list of slot specs."""
 
-    def __init__(self, specs: list[SlotSpec], rules: Rules) -> None:
+    def __init__(self, specs: Sequence[SlotSpec], rules: Rules) -> None:
         self.specs = specs
         self.rules = rules
         unsuffixed = [i for i, spec in enumerate(specs) if not spec.granular]
@@ -118,7 +66,8 @@ class Search:
             for suffix in dict.fromkeys(spec.suffix for spec in specs)
         ]
         self._isolated = [rules.isolate and spec.granular for spec in specs]
-        self._allocating = [bool(spec.amounts) for spec in specs]
+        # Before 1.29 a slot that allocates takes its tree for the candidate.
+        self._tree_rules = [rules.one_provider_per_tree and bool(spec.amounts) for spec in specs]
         classes = [class_id for spec in specs for class_id, _ in spec.amounts]
         # Only a class asked for by several slots can see amounts add up.
         self._rooms_matter = len(classes) != len(set(classes))
@@ -127,26 +76,20 @@ class Search:
         self._suffixes = [spec.suffix for spec in specs]
         self._one_slot_each = len(set(self._suffixes)) == len(specs)
 
-    def anchors(self, slots: list[Slot]) -> list[int]:
-        """Anchors where every slot has at least one option, ascending."""
-        common = set(slots[0].choices)
-        for slot in slots[1:]:
-            common.intersection_update(slot.choices)
-        return sorted(common)
-
     def candidates(
-        self, anchor: int, slots: list[Slot], facts: Facts, seen: set[tuple]
+        self, anchor: int, window: WindowOptions, seen: set[tuple]
     ) -> Iterator[Candidate]:
-        """Every valid combination of the anchor's options, deduplicated."""
-        options = [slot.choices.get(anchor) for slot in slots]
-        if not all(options):
-            return
+        """Every valid combination of the options at ``anchor`` (one of
+        ``window.anchors``), deduplicated."""
+        slots, facts = window.slots, window.facts
+        options = [slot.choices[anchor] for slot in slots]
         if all(len(providers) == 1 for providers in options):
             chosen = [providers[0] for providers in options]
             candidate = self._only(chosen, facts)
             if candidate is not None and not _repeated(candidate, chosen, slots, seen):
                 yield candidate
             return
+        levels: list[Level]
         if self._rooms_matter:
             levels = [
                 [(p, self._needs(p, spec, facts.rooms)) for p in providers]
@@ -170,10 +113,12 @@ class Search:
                     yield candidate
 
     @staticmethod
-    def _needs(provider: int, spec: SlotSpec, rooms: dict[tuple[int, int], Room]) -> tuple:
-        """What taking ``provider`` for a slot adds up: (key, amount, limit)
-        for each class whose room matters (see ``query.UNCHECKED``)."""
-        needs = []
+    def _needs(
+        provider: int, spec: SlotSpec, rooms: dict[tuple[int, int], Room]
+    ) -> tuple[Need, ...]:
+        """What taking ``provider`` for a slot adds up, for each class whose
+        room matters (see ``model.UNCHECKED``)."""
+        needs: list[Need] = []
         for class_id, amount in spec.amounts:
             room = rooms[provider, class_id]
             if room is not UNCHECKED:
@@ -249,21 +194,21 @@ class Search:
         if not runs:
             yield chosen
             return
-        orders = []
+        orders: list[tuple[slice | list[int], Iterable[tuple[int, ...]]]] = []
         for run in runs.values():
             picked = [chosen[i] for i in run]
-            distinct = (
+            ways: Iterable[tuple[int, ...]] = (
                 permutations(picked)
                 if len(set(picked)) == len(picked)
                 else sorted(set(permutations(picked)))
             )
             if run == list(range(run[0], run[-1] + 1)):
-                orders.append((slice(run[0], run[-1] + 1), distinct))
+                orders.append((slice(run[0], run[-1] + 1), ways))
             else:
-                orders.append((run, distinct))
+                orders.append((run, ways))
         arranged = list(chosen)
-        if len(orders) == 1 and isinstance(orders[0][0], slice):
-            where, distinct = orders[0]
+        where, distinct = orders[0]
+        if len(orders) == 1 and isinstance(where, slice):
             for order in distinct:
                 arranged[where] = order
                 yield arranged
@@ -278,7 +223,7 @@ class Search:
             yield arranged
 
     def _search(
-        self, levels: list[list], facts: Facts, twins: list[int | None]
+        self, levels: list[Level], facts: Facts, twins: list[int | None]
     ) -> Iterator[list[int]]:
         """Iterative backtracking; ``pos[i]`` is the option taken at level ``i``
         (a twin starts at its twin's pick: twins pick in non-decreasing order).
@@ -291,12 +236,12 @@ class Search:
         pos = [-1] * size
         used: dict[tuple[int, int], int] = {}
         used_get = used.get
-        trees = _Trees(facts.roots) if self.rules.one_provider_per_tree else None
-        allocating = self._allocating
+        trees = _Trees(facts.roots)
+        tree_rules = self._tree_rules
         isolated, granular = self._isolated, set()
         checked = self._checked
 
-        def release(provider: int, needs: tuple, isolate: bool, tree_rule: bool) -> None:
+        def release(provider: int, needs: tuple[Need, ...], isolate: bool, tree_rule: bool) -> None:
             """Undo taking ``provider`` (on backtracking only)."""
             _give_back(used, needs)
             if isolate:
@@ -308,10 +253,11 @@ class Search:
         while level >= 0:
             options = levels[level]
             isolate = isolated[level]
-            tree_rule = trees is not None and allocating[level]
+            tree_rule = tree_rules[level]
             index = pos[level]
             if index >= 0:
-                release(*options[index], isolate, tree_rule)
+                provider, needs = options[index]
+                release(provider, needs, isolate, tree_rule)
                 index += 1
             else:
                 twin = twins[level]
@@ -384,7 +330,9 @@ class Search:
         )
 
 
-def _repeated(candidate: Candidate, picks: list[int], slots: list[Slot], seen: set[tuple]) -> bool:
+def _repeated(
+    candidate: Candidate, picks: list[int], slots: Sequence[Slot], seen: set[tuple]
+) -> bool:
     """Whether an all-sharing candidate was produced under an earlier anchor."""
     if all(p in slot.shared for p, slot in zip(picks, slots, strict=True)):
         if candidate.key in seen:
@@ -393,7 +341,7 @@ def _repeated(candidate: Candidate, picks: list[int], slots: list[Slot], seen: s
     return False
 
 
-def _give_back(used: dict[tuple[int, int], int], needs: tuple) -> None:
+def _give_back(used: dict[tuple[int, int], int], needs: tuple[Need, ...]) -> None:
     for key, amount, _ in needs:
         left = used[key] - amount
         if left:

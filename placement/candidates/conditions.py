@@ -9,31 +9,11 @@ each time.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import sqlalchemy
 from sqlalchemy import select
 
+from placement.candidates.model import AggregateIds, TraitIds
 from placement.db import tables
-
-
-@dataclass(frozen=True)
-class TraitIds:
-    """Trait ids: each set of ``required`` needs one member; none of ``forbidden``."""
-
-    required: tuple[frozenset[int], ...] = ()
-    forbidden: frozenset[int] = frozenset()
-
-    def __bool__(self) -> bool:
-        return bool(self.required or self.forbidden)
-
-
-@dataclass(frozen=True)
-class AggregateIds:
-    """Aggregate ids: one of each ``member_of`` set is needed; none of ``forbidden``."""
-
-    member_of: tuple[frozenset[int], ...] = ()
-    forbidden: frozenset[int] = frozenset()
 
 
 def in_aggregates(provider_id: sqlalchemy.ColumnElement, aggregates: AggregateIds) -> list:

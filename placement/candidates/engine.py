@@ -1,5 +1,12 @@
 """Run the candidate pipeline and shape the answer.
 
+The steps, in the order :func:`find` runs them: ``_plan`` resolves the
+names into one frozen :class:`~placement.candidates.model.Plan` (with the
+error-order probe, which keeps upstream's choice between an empty answer and
+a 400); ``_stream`` gathers each window's options (``slots.gather``) and
+combines them (``combine.Search``); ``_select`` applies ``limit`` and the
+sampling; ``summaries`` and ``output`` write the answer.
+
 Anchors (tree roots) are visited in id order, a *window* of root ids at a
 time: the group queries, tree facts and the search run per window, and the
 windows grow (x4) until the answer is complete. So a request that only needs
@@ -29,11 +36,17 @@ from sqlalchemy.engine import Connection, Engine
 
 from placement import errors
 from placement.candidates import output, query, resolve, slots, summaries
-from placement.candidates.combine import Candidate, Rules, Search, SlotSpec
-from placement.candidates.conditions import TraitIds, has_traits
+from placement.candidates.combine import Search
+from placement.candidates.conditions import has_traits
+from placement.candidates.model import (
+    Candidate,
+    Plan,
+    ResolvedGroup,
+    Shape,
+    TraitIds,
+    Window,
+)
 from placement.candidates.request import CandidateRequest
-from placement.candidates.resolve import ResolvedGroup
-from placement.candidates.trees import Ancestry
 from placement.db import tables
 from placement.db.transaction import reader
 
@@ -57,14 +70,6 @@ class Settings:
             opts.allocation_candidates_generation_strategy == "breadth-first",
             opts.randomize_allocation_candidates,
         )
-
-
-@dataclass
-class _Plan(slots.Plan):
-    """A resolved request, ready to run."""
-
-    rules: Rules
-    root_traits: TraitIds
 
 
 @contextmanager
@@ -97,7 +102,7 @@ def _find(engine: Engine, request: CandidateRequest, settings: Settings) -> byte
         if plan is None:
             return output.EMPTY
         windowed = not settings.breadth_first and (
-            settings.max_candidates >= 0 or (request.limit and not settings.randomize)
+            settings.max_candidates >= 0 or (request.limit is not None and not settings.randomize)
         )
         stream = _stream(conn, plan, windowed=windowed, breadth_first=settings.breadth_first)
         if settings.max_candidates >= 0:
@@ -118,7 +123,7 @@ def _find(engine: Engine, request: CandidateRequest, settings: Settings) -> byte
         for (class_id, _), name in zip(group.amounts, wanted.resources, strict=True)
     }
     text = summaries.text(trees, shown, request.version, request.requested_classes)
-    if _one_provider_each(plan):
+    if plan.one_provider_each:
         group = plan.groups[0]
         return output.one_provider_body(
             [candidate.mappings[0][1][0] for candidate in kept],
@@ -131,63 +136,39 @@ def _find(engine: Engine, request: CandidateRequest, settings: Settings) -> byte
     return output.body(kept, trees, names, text, request.version)
 
 
-def _one_provider_each(plan: _Plan) -> bool:
-    """Every candidate is one provider (a flat deployment, one group)."""
-    return plan.shape.flat and len(plan.groups) == 1
-
-
 # --- resolve -------------------------------------------------------------------
 
 
-def _plan(conn: Connection, request: CandidateRequest) -> _Plan | None:
+def _plan(conn: Connection, request: CandidateRequest) -> Plan | None:
     """Resolve names in upstream's order; None when nothing can match.
 
-    An unknown name in a group is a 400 only if every earlier group matches
-    something on its own: upstream stops at the first group without matches.
+    A group that can match nothing (unknown aggregates or ``in_tree``) ends
+    the answer there, before later groups' names are looked up; an unknown
+    name is a 400 only if :func:`_upstream_stops_before` says so.
     """
     root_traits = resolve.root_traits(conn, request.root_traits)
     if root_traits and not _some_root(conn, root_traits):
         return None
     shape = query.shape(conn)
-    sharing_trait = shape.sharing_trait
     groups: list[ResolvedGroup] = []
     for wanted in request.groups:
         try:
             group = resolve.group(conn, wanted)
         except errors.BadRequest:
-            if not all(_matches_alone(conn, g, root_traits, sharing_trait, shape) for g in groups):
+            if _upstream_stops_before(conn, groups, root_traits, shape):
                 return None
             raise
         if group.void:
             return None
         groups.append(group)
-    rules = Rules(
+    return Plan.of(
+        tuple(groups),
+        shape,
+        root_traits,
         isolate=request.isolate,
         same_subtrees=request.same_subtrees,
         one_provider_per_tree=not request.nested_aware,
-        trait_bits=_trait_bits(groups),
     )
-    return _Plan(groups, _specs(groups), sharing_trait, shape, rules, root_traits)
-
-
-def _specs(groups: list[ResolvedGroup]) -> list[SlotSpec]:
-    """Slots: the unsuffixed group's classes first, then one per suffixed group."""
-    specs = [
-        SlotSpec("", False, (amount,))
-        for group in groups
-        if not group.granular
-        for amount in group.amounts
-    ]
-    return specs + [
-        SlotSpec(group.suffix, True, group.amounts) for group in groups if group.granular
-    ]
-
-
-def _trait_bits(groups: list[ResolvedGroup]) -> int:
-    for group in groups:
-        if not group.granular:
-            return (1 << len(group.traits.required)) - 1
-    return 0
 
 
 def _some_root(conn: Connection, traits: TraitIds) -> bool:
@@ -200,22 +181,30 @@ def _some_root(conn: Connection, traits: TraitIds) -> bool:
     return first is not None
 
 
+# --- the error-order probe -----------------------------------------------------
+
+
+def _upstream_stops_before(
+    conn: Connection, earlier: list[ResolvedGroup], root_traits: TraitIds, shape: Shape
+) -> bool:
+    """Whether upstream answers "no candidates" before it reaches a group
+    whose name is unknown (and so never reports that name).
+
+    Why: upstream resolves and searches one group at a time and returns an
+    empty answer at the first group no provider can serve on its own; a
+    later group's names are only looked up once every earlier group has a
+    candidate. This engine resolves every group before searching any, so on
+    an unknown name it runs each earlier group alone, as upstream would
+    have. The probe costs queries on this error path only.
+    """
+    return not all(_matches_alone(conn, group, root_traits, shape) for group in earlier)
+
+
 def _matches_alone(
-    conn: Connection,
-    group: ResolvedGroup,
-    root_traits: TraitIds,
-    sharing_trait: int,
-    shape: query.Shape,
+    conn: Connection, group: ResolvedGroup, root_traits: TraitIds, shape: Shape
 ) -> bool:
     """Whether ``group`` on its own has a candidate (upstream's per-group step)."""
-    plan = _Plan(
-        [group],
-        _specs([group]),
-        sharing_trait,
-        shape,
-        Rules(trait_bits=_trait_bits([group])),
-        root_traits,
-    )
+    plan = Plan.of((group,), shape, root_traits)
     return next(_stream(conn, plan, windowed=False, breadth_first=False), None) is not None
 
 
@@ -223,27 +212,20 @@ def _matches_alone(
 
 
 def _stream(
-    conn: Connection, plan: _Plan, *, windowed: bool, breadth_first: bool
+    conn: Connection, plan: Plan, *, windowed: bool, breadth_first: bool
 ) -> Iterator[Candidate]:
     """Every candidate, anchor by anchor, window by window."""
-    if _one_provider_each(plan):
+    if plan.one_provider_each:
         yield from _one_per_provider(conn, plan, windowed)
         return
     search = Search(plan.specs, plan.rules)
     shared = [slots.sharing_rows(conn, group, plan) for group in plan.groups]
     seen: set[tuple] = set()
     for window in _windows(conn, plan.root_traits, windowed):
-        gathered = slots.gather(conn, plan, window, shared, plan.rules.trait_bits)
-        if gathered is None:
+        options = slots.gather(conn, plan, window, shared)
+        if options is None:
             continue
-        options, facts = gathered
-        anchors = search.anchors(options)
-        if not anchors:
-            continue
-        if plan.rules.same_subtrees:
-            own_roots = {facts.roots[p] for slot in options for p in slot.shared}
-            facts.ancestry = Ancestry.load(conn, window, own_roots)
-        per_anchor = [search.candidates(anchor, options, facts, seen) for anchor in anchors]
+        per_anchor = [search.candidates(anchor, options, seen) for anchor in options.anchors]
         if breadth_first:
             yield from _round_robin(per_anchor)
         else:
@@ -251,7 +233,7 @@ def _stream(
                 yield from candidates
 
 
-def _one_per_provider(conn: Connection, plan: _Plan, windowed: bool) -> Iterator[Candidate]:
+def _one_per_provider(conn: Connection, plan: Plan, windowed: bool) -> Iterator[Candidate]:
     """One group where every tree is one provider and none shares: each
     provider that can serve the group alone is one candidate, nothing to
     combine (one anchor, one option, whichever the strategy)."""
@@ -275,16 +257,16 @@ _ID_RANGE = select(
 )
 
 
-def _windows(conn: Connection, root_traits: TraitIds, windowed: bool) -> Iterator[query.Window]:
+def _windows(conn: Connection, root_traits: TraitIds, windowed: bool) -> Iterator[Window]:
     low, high = conn.execute(_ID_RANGE).one()
     if low is None:
         return
     if not windowed:
-        yield query.Window(low, high, root_traits, whole=True)
+        yield Window(low, high, root_traits, whole=True)
         return
     size = FIRST_WINDOW
     while low <= high:
-        yield query.Window(low, low + size - 1, root_traits)
+        yield Window(low, low + size - 1, root_traits)
         low += size
         size *= 4
 

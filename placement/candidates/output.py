@@ -22,8 +22,7 @@ from json.encoder import encode_basestring_ascii
 from operator import itemgetter
 
 from placement import microversion as mv
-from placement.candidates.combine import Candidate
-from placement.candidates.summaries import Provider, Trees
+from placement.candidates.model import Candidate, Provider, Trees
 
 
 class _Pieces(dict):

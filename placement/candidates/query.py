@@ -17,17 +17,25 @@ Two flavours of each query:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import NamedTuple
 
 import os_traits
 import sqlalchemy
 from sqlalchemy import Integer, and_, bindparam, case, func, literal, or_, select
 from sqlalchemy.engine import Connection
 
-from placement.candidates.conditions import AggregateIds, TraitIds, has_traits, in_aggregates
-from placement.candidates.resolve import ResolvedGroup
+from placement.candidates.conditions import has_traits, in_aggregates
+from placement.candidates.model import (
+    UNCHECKED,
+    AggregateIds,
+    ClassRow,
+    ProviderRow,
+    ResolvedGroup,
+    Room,
+    Shape,
+    TraitIds,
+    Window,
+)
 from placement.db import tables
 
 _RP = tables.resource_providers
@@ -36,88 +44,20 @@ _ALLOC = tables.allocations
 _RPT = tables.resource_provider_traits
 
 
-#: The bounds of a window, bound at execution (see :attr:`Window.bounds`), so
+#: The bounds of a window, bound at execution (see :func:`window_bounds`), so
 #: one statement serves every window.
 _LOW = bindparam("window_low", type_=Integer)
 _HIGH = bindparam("window_high", type_=Integer)
 
 
-@dataclass(frozen=True)
-class Window:
-    """Tree roots with ids in ``[low, high]`` that pass the root trait filter."""
-
-    low: int
-    high: int
-    root_traits: TraitIds = TraitIds()
-    #: The window holds every tree of the deployment.
-    whole: bool = False
-
-    def admits(self, root_id: sqlalchemy.ColumnElement) -> list:
-        """Conditions on a root id column; execute with :attr:`bounds`."""
-        return [root_id.between(_LOW, _HIGH), *has_traits(root_id, self.root_traits)]
-
-    @property
-    def bounds(self) -> dict[str, int]:
-        """The parameters of :meth:`admits`."""
-        return {"window_low": self.low, "window_high": self.high}
-
-    @property
-    def form(self) -> Window:
-        """The window as far as the statement's text depends on it."""
-        return Window(0, 0, self.root_traits, self.whole)
+def in_window(root_id: sqlalchemy.ColumnElement, window: Window) -> list:
+    """Conditions on a root id column; execute with :func:`window_bounds`."""
+    return [root_id.between(_LOW, _HIGH), *has_traits(root_id, window.root_traits)]
 
 
-class Room(NamedTuple):
-    """What a provider can still take of one class: capacity left and max_unit.
-
-    (Named tuples: the group queries make one row object per provider, and
-    tuples are made several times faster than frozen dataclasses.)
-    """
-
-    left: int
-    max_unit: int
-
-
-#: The room of a class only one group asks for: the query checked the one
-#: amount already, and no other amount is ever added to it.
-UNCHECKED = Room(2**62, 2**62)
-
-
-class ProviderRow(NamedTuple):
-    """A provider that can serve a whole suffixed group."""
-
-    provider: int
-    root: int
-    #: (class id, room) for each class of the group.
-    rooms: tuple[tuple[int, Room], ...]
-
-
-class ClassRow(NamedTuple):
-    """A provider that can serve one class of the unsuffixed group."""
-
-    provider: int
-    root: int
-    resource_class: int
-    room: Room
-    #: Bit i set: the provider has a trait of the group's i-th required set.
-    trait_bits: int
-
-
-@dataclass(frozen=True)
-class Shape:
-    """What kinds of provider the deployment has, which allows shortcuts."""
-
-    #: Some provider is marked as sharing.
-    sharing: bool
-    #: Some provider has a parent.
-    nested: bool
-    #: The id of the trait that marks sharing providers.
-    sharing_trait: int = 0
-
-    @property
-    def flat(self) -> bool:
-        """Every tree is a single provider that shares nothing."""
-        return not (self.sharing or self.nested)
+def window_bounds(window: Window) -> dict[str, int]:
+    """The parameters of :func:`in_window`."""
+    return {"window_low": window.low, "window_high": window.high}
 
 
 def _shape_query() -> sqlalchemy.Select:
@@ -233,7 +173,7 @@ def provider_rows(
     if not (group.amounts or group.traits.required or group.aggregates.member_of):
         return []
     query = _provider_query(group, window and window.form, sharing_trait, summed)
-    found = conn.execute(query, window.bounds if window else {}).all()
+    found = conn.execute(query, window_bounds(window) if window else {}).all()
     class_ids = [class_id for class_id, _ in group.amounts]
     if not summed.intersection(class_ids):
         rooms = tuple((class_id, UNCHECKED) for class_id in class_ids)
@@ -280,7 +220,7 @@ def _provider_query(
     if group.amounts and group.tree is not None:
         conditions.append(_RP.c.root_provider_id == group.tree)
     if window is not None:
-        conditions += window.admits(_RP.c.root_provider_id)
+        conditions += in_window(_RP.c.root_provider_id, window)
     if sharing_trait is not None:
         conditions += _sharing(sharing_trait)
     return _providers_first_in_window(
@@ -324,7 +264,7 @@ def class_rows(
             _room(*row[3:8]) if row[2] in rooms else UNCHECKED,
             sum(row[first_bit:]),
         )
-        for row in conn.execute(query, window.bounds if window else {}).all()
+        for row in conn.execute(query, window_bounds(window) if window else {}).all()
     ]
 
 
@@ -349,7 +289,7 @@ def _class_query(
     positive = AggregateIds(group.aggregates.member_of)
     negative = AggregateIds(forbidden=group.aggregates.forbidden)
     if window is not None:
-        conditions += window.admits(_RP.c.root_provider_id)
+        conditions += in_window(_RP.c.root_provider_id, window)
         if group.tree is not None:
             conditions.append(_RP.c.root_provider_id == group.tree)
         if positive.member_of:

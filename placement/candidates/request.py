@@ -113,7 +113,7 @@ def parse(pairs: Sequence[tuple[str, str]], version: mv.Version) -> CandidateReq
         groups=groups,
         version=version,
         limit=limit,
-        isolate=bool(policies) and policies[0] == "isolate",
+        isolate=policies is not None and policies[0] == "isolate",
         root_traits=root_traits,
         same_subtrees=tuple(same_subtrees),
     )

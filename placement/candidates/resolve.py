@@ -13,38 +13,19 @@ means.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 
 import os_traits
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
 from placement import errors
-from placement.candidates.conditions import AggregateIds, TraitIds, in_aggregates
+from placement.candidates.conditions import in_aggregates
+from placement.candidates.model import AggregateIds, ResolvedGroup, TraitIds
 from placement.candidates.request import RequestGroup
 from placement.db import tables
 from placement.objects import filters, resource_class, resource_provider, trait
 
 _CLASS_MESSAGE = "Invalid resource class in resources parameter: No such resource class {names}."
-
-
-@dataclass(frozen=True)
-class ResolvedGroup:
-    """A request group in database terms."""
-
-    suffix: str
-    #: (resource class id, amount), in the order the request lists them.
-    amounts: tuple[tuple[int, int], ...]
-    traits: TraitIds
-    aggregates: AggregateIds
-    #: Root id of the ``in_tree`` provider's tree.
-    tree: int | None = None
-    #: True when the group can match nothing (unknown tree or aggregates).
-    void: bool = False
-
-    @property
-    def granular(self) -> bool:
-        return self.suffix != ""
 
 
 def root_traits(conn: Connection, wanted: filters.TraitFilter) -> TraitIds:

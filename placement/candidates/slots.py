@@ -4,64 +4,57 @@ A suffixed group's slot takes the providers of its rows, under their own
 root and, for sharing providers, under every root they serve; the
 unsuffixed group's rows go to the slot of their class the same way. The
 facts the search needs about those providers (tree root, room left per
-class, trait bits) are collected on the way.
+class, trait bits, and the ancestry for ``same_subtree``) are collected on
+the way, into one value per window that no later step changes.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import replace
 
 from sqlalchemy.engine import Connection
 
 from placement.candidates import query
-from placement.candidates.combine import Facts, Slot, SlotSpec
-from placement.candidates.resolve import ResolvedGroup
-from placement.candidates.trees import sharing_anchors
-
-
-@dataclass
-class Plan:
-    """What gathering needs to know about the request and the deployment."""
-
-    groups: list[ResolvedGroup]
-    specs: list[SlotSpec]
-    sharing_trait: int
-    shape: query.Shape
-
-    @property
-    def summed(self) -> frozenset[int]:
-        """Classes several groups ask for: only their amounts can add up."""
-        counts: dict[int, int] = {}
-        for group in self.groups:
-            for class_id, _ in group.amounts:
-                counts[class_id] = counts.get(class_id, 0) + 1
-        return frozenset(class_id for class_id, count in counts.items() if count > 1)
+from placement.candidates.model import (
+    ClassRow,
+    Facts,
+    Plan,
+    ProviderRow,
+    ResolvedGroup,
+    Slot,
+    Window,
+    WindowOptions,
+)
+from placement.candidates.trees import ancestry, sharing_anchors
 
 
 def sharing_rows(
     conn: Connection, group: ResolvedGroup, plan: Plan
-) -> list[query.ProviderRow] | list[query.ClassRow]:
+) -> list[ProviderRow] | list[ClassRow]:
     """Sharing providers that can serve ``group`` (none for an unsuffixed ``in_tree``)."""
     if not plan.shape.sharing:
         return []
     if group.granular:
         return query.provider_rows(
-            conn, group, sharing_trait=plan.sharing_trait, summed=plan.summed
+            conn, group, sharing_trait=plan.shape.sharing_trait, summed=plan.summed
         )
     if group.tree is not None:
         return []
-    return query.class_rows(conn, group, sharing_trait=plan.sharing_trait, summed=plan.summed)
+    return query.class_rows(conn, group, sharing_trait=plan.shape.sharing_trait, summed=plan.summed)
 
 
 def gather(
-    conn: Connection, plan: Plan, window: query.Window, shared: list[list], trait_bits: int
-) -> tuple[list[Slot], Facts] | None:
-    """The slots' options per anchor in ``window``; None if a slot has none.
+    conn: Connection, plan: Plan, window: Window, shared: list[list]
+) -> WindowOptions | None:
+    """Everything the search needs about the trees of ``window``; None when
+    no anchor there has an option for every slot.
 
-    ``shared`` holds each group's :func:`sharing_rows`; ``trait_bits`` are
-    the unsuffixed group's required trait sets, all met by a flat provider.
+    ``shared`` holds each group's :func:`sharing_rows`. For ``same_subtree``
+    the facts include the ancestry of the window's trees and of the trees
+    of the sharing providers offered.
     """
-    slots = [Slot(spec) for spec in plan.specs]
+    slots = tuple(Slot(spec) for spec in plan.specs)
     facts = Facts()
     for group, group_shared in zip(plan.groups, shared, strict=True):
         if group.granular:
@@ -76,24 +69,40 @@ def gather(
             }
             touched = list(by_class.values())
             if plan.shape.flat:
-                _add_flat_rows(conn, group, window, by_class, facts, trait_bits, plan.summed)
+                _add_flat_rows(
+                    conn, group, window, by_class, facts, plan.rules.trait_bits, plan.summed
+                )
             else:
                 _add_class_rows(conn, group, window, group_shared, by_class, facts, plan.summed)
         if not all(slot.choices for slot in touched):
             return None
-    return slots, facts
+    anchors = common_anchors(slots)
+    if not anchors:
+        return None
+    if plan.rules.same_subtrees:
+        own_roots = {facts.roots[p] for slot in slots for p in slot.shared}
+        facts = replace(facts, ancestry=ancestry(conn, window, own_roots))
+    return WindowOptions(slots, facts, anchors)
+
+
+def common_anchors(slots: Sequence[Slot]) -> tuple[int, ...]:
+    """Anchors where every slot has at least one option, ascending."""
+    common = set(slots[0].choices)
+    for slot in slots[1:]:
+        common.intersection_update(slot.choices)
+    return tuple(sorted(common))
 
 
 def _add_provider_rows(
     conn: Connection,
     group: ResolvedGroup,
-    window: query.Window,
-    shared: list[query.ProviderRow],
+    window: Window,
+    shared: list[ProviderRow],
     slot: Slot,
     facts: Facts,
     summed: frozenset[int],
 ) -> None:
-    def add(row: query.ProviderRow, anchor: int) -> None:
+    def add(row: ProviderRow, anchor: int) -> None:
         slot.choices.setdefault(anchor, []).append(row.provider)
         facts.roots[row.provider] = row.root
         for class_id, room in row.rooms:
@@ -116,7 +125,7 @@ def _add_provider_rows(
 def _add_flat_rows(
     conn: Connection,
     group: ResolvedGroup,
-    window: query.Window,
+    window: Window,
     by_class: dict[int, Slot],
     facts: Facts,
     trait_bits: int,
@@ -135,13 +144,13 @@ def _add_flat_rows(
 def _add_class_rows(
     conn: Connection,
     group: ResolvedGroup,
-    window: query.Window,
-    shared: list[query.ClassRow],
+    window: Window,
+    shared: list[ClassRow],
     by_class: dict[int, Slot],
     facts: Facts,
     summed: frozenset[int],
 ) -> None:
-    def add(row: query.ClassRow, anchor: int) -> None:
+    def add(row: ClassRow, anchor: int) -> None:
         by_class[row.resource_class].choices.setdefault(anchor, []).append(row.provider)
         facts.roots[row.provider] = row.root
         facts.rooms[row.provider, row.resource_class] = row.room

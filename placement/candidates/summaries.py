@@ -12,7 +12,6 @@ the requested microversion shows:
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from json.encoder import encode_basestring_ascii
 
 import sqlalchemy
@@ -22,6 +21,7 @@ from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.expression import ColumnElement
 
 from placement import microversion as mv
+from placement.candidates.model import Provider, Trees
 from placement.candidates.query import in_written_order
 from placement.candidates.trees import chunks
 from placement.db import tables
@@ -35,32 +35,6 @@ _TRAITS = tables.traits
 
 #: Trees per query: below every backend's limit on bound parameters.
 CHUNK = 2000
-
-
-class Provider:
-    """One provider of a loaded tree (plain slots: thousands are made per answer)."""
-
-    __slots__ = ("uuid", "parent", "root", "resources", "traits")
-
-    def __init__(self, uuid: str, parent: int | None, root: int) -> None:
-        self.uuid = uuid
-        self.parent = parent
-        self.root = root
-        #: (class name, capacity, used) per inventory, in the order read
-        #: (providers of one model may share these lists: never change them)
-        self.resources: list[tuple[str, int, int]] = []
-        #: trait names, in trait id order
-        self.traits: list[str] = []
-
-
-@dataclass
-class Trees:
-    """Whole trees, by provider id."""
-
-    providers: dict[int, Provider] = field(default_factory=dict)
-
-    def uuid(self, provider: int) -> str:
-        return self.providers[provider].uuid
 
 
 class _FloatText(ColumnElement[str]):
@@ -103,7 +77,7 @@ def _statements(column) -> tuple[sqlalchemy.Select, sqlalchemy.Select]:
         )
         .scalar_subquery()
     )
-    inventory = _RC.c.name
+    inventory: ColumnElement[str] = _RC.c.name
     for part in (
         cast(_INV.c.total, String),
         cast(_INV.c.reserved, String),
@@ -214,10 +188,10 @@ def text(trees: Trees, shown: Iterable[int], version: mv.Version, requested: set
             )
         part = f'{quoted[provider.uuid]}: {{"resources": {{{resources}}}'
         if with_traits:
-            key = tuple(provider.traits)
-            traits = traits_text.get(key)
+            names = tuple(provider.traits)
+            traits = traits_text.get(names)
             if traits is None:
-                traits = traits_text[key] = ", ".join([quoted[name] for name in key])
+                traits = traits_text[names] = ", ".join([quoted[name] for name in names])
             part += ', "traits": [' + traits + "]"
         if nested:
             parent = (

@@ -1,7 +1,7 @@
 """Tree facts about the providers that survived the group queries, in bulk.
 
 * which tree roots each sharing provider serves (through a shared aggregate);
-* who is whose parent, for ``same_subtree``.
+* who is whose parent, for ``same_subtree`` (an :class:`~placement.candidates.model.Ancestry`).
 """
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ from itertools import islice
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
-from placement.candidates.conditions import AggregateIds, in_aggregates
-from placement.candidates.query import Window
+from placement.candidates.conditions import in_aggregates
+from placement.candidates.model import AggregateIds, Ancestry, Window
+from placement.candidates.query import in_window, window_bounds
 from placement.db import tables
 
 _RP = tables.resource_providers
@@ -55,49 +56,28 @@ def sharing_anchors(
             )
             .where(
                 mine.c.resource_provider_id.in_(chunk),
-                *window.admits(_RP.c.root_provider_id),
+                *in_window(_RP.c.root_provider_id, window),
                 *in_aggregates(_RP.c.root_provider_id, AggregateIds(forbidden=forbidden)),
             )
         )
-        for provider, root in conn.execute(query, window.bounds):
+        for provider, root in conn.execute(query, window_bounds(window)):
             served.setdefault(provider, set()).add(root)
     return served
 
 
-class Ancestry:
-    """Parent links of whole trees, answering "is A an ancestor-or-self of B"."""
-
-    def __init__(self, parents: dict[int, int | None]) -> None:
-        self._parents = parents
-
-    @classmethod
-    def load(cls, conn: Connection, window: Window | None, roots: Iterable[int]) -> Ancestry:
-        """The trees with roots in ``window`` (any root trait) and ``roots``."""
-        columns = (_RP.c.id, _RP.c.parent_provider_id)
-        parents: dict[int, int | None] = {}
-        if window is not None:
-            parents.update(
-                conn.execute(
-                    select(*columns).where(_RP.c.root_provider_id.between(window.low, window.high))
-                ).all()
-            )
-        for chunk in chunks(set(roots)):
-            parents.update(
-                conn.execute(select(*columns).where(_RP.c.root_provider_id.in_(chunk))).all()
-            )
-        return cls(parents)
-
-    def _reaches(self, provider: int | None, top: int) -> bool:
-        """``top`` is ``provider`` or one of its ancestors (trees are shallow)."""
-        parents = self._parents
-        while provider is not None and provider != top:
-            provider = parents.get(provider)
-        return provider is not None
-
-    def same_subtree(self, providers: set[int]) -> bool:
-        """One of ``providers`` is an ancestor-or-self of all the others."""
-        return any(all(self._reaches(provider, top) for provider in providers) for top in providers)
-
-    def related(self, one: int, other: int) -> bool:
-        """``same_subtree({one, other})`` without making a set (the usual pair)."""
-        return self._reaches(other, one) or self._reaches(one, other)
+def ancestry(conn: Connection, window: Window | None, roots: Iterable[int]) -> Ancestry:
+    """The parent links of the trees with roots in ``window`` (any root
+    trait) and ``roots``."""
+    columns = (_RP.c.id, _RP.c.parent_provider_id)
+    parents: dict[int, int | None] = {}
+    if window is not None:
+        parents.update(
+            conn.execute(
+                select(*columns).where(_RP.c.root_provider_id.between(window.low, window.high))
+            ).all()
+        )
+    for chunk in chunks(set(roots)):
+        parents.update(
+            conn.execute(select(*columns).where(_RP.c.root_provider_id.in_(chunk))).all()
+        )
+    return Ancestry(parents)

@@ -32,6 +32,7 @@ from placement import conf as placement_conf
 from placement import db
 from placement.db import migration
 from placement.objects import online_migrations
+from placement.objects.actionplans import catalog
 
 PROG = "placement-manage"
 LOG = logging.getLogger(__name__)
@@ -46,10 +47,11 @@ def _engine(conf: cfg.ConfigOpts) -> sqlalchemy.Engine:
 
 
 def db_sync(conf: cfg.ConfigOpts, args: Any) -> int:
-    """Upgrade the schema to the newest revision (tables only, no data)."""
+    """Upgrade Placement's schema and the action-plan tables, then write the goal catalog."""
     engine = _engine(conf)
     try:
-        db.upgrade(engine)
+        migration.upgrade_all(engine)
+        catalog.sync_catalog(engine)
     finally:
         engine.dispose()
     return 0

@@ -14,6 +14,7 @@ from placement import conf as placement_conf
 from placement.db import engine as db_engine
 from placement.db import migration, standard
 from placement.handlers import base
+from placement.objects.actionplans import catalog
 from placement.wsgi import middleware, routes
 
 LOG = logging.getLogger("placement")
@@ -21,7 +22,9 @@ LOG = logging.getLogger("placement")
 
 def build_falcon_app(deps: base.Deps) -> falcon.App:
     """The router with our middleware and error rendering; no auth layers."""
-    app = falcon.App(middleware=[middleware.MicroversionMiddleware()])
+    app = falcon.App(
+        middleware=(middleware.InfraOptimTrailingSlash(), middleware.MicroversionMiddleware())
+    )
     app.req_options.keep_blank_qs_values = True
     # Bodiless answers (201 of POST /resource_providers <1.20) have no Content-Type.
     # Falcon accepts None here (no default) though its annotation says str.
@@ -57,6 +60,19 @@ def _auth_layers(conf: cfg.ConfigOpts, strategy: str, app: auth.WSGIApp) -> auth
     return keystone.wrap(conf, app)
 
 
+def _sync_actionplan_catalog(engine: sqlalchemy.Engine) -> None:
+    """Write the built-in goals and strategies, if ``db sync`` created their tables.
+
+    A database last synced by upstream Placement (or by a release of ours
+    without action plans) lacks them; the Placement API still serves it, and
+    ``/v1`` needs ``placement-manage db sync`` first.
+    """
+    if migration.actionplan_revision(engine) is None:
+        LOG.warning("No action-plan tables: run 'placement-manage db sync' to serve /v1")
+        return
+    catalog.sync_catalog(engine)
+
+
 def create_app(conf: cfg.ConfigOpts) -> PlacementApp:
     """Build the whole WSGI application from a loaded configuration."""
     logs.setup(conf)
@@ -71,8 +87,9 @@ def create_app(conf: cfg.ConfigOpts) -> PlacementApp:
         )
     engine = db_engine.create_engine(conf, url=url)
     if embedded or conf.placement_database.sync_on_startup:
-        migration.upgrade(engine)
+        migration.upgrade_all(engine)
     standard.sync_standard_names(engine)
+    _sync_actionplan_catalog(engine)
     deps = base.Deps(conf=conf, engine=engine, enforcer=policy.make_enforcer(conf))
     # Built inside out; a request meets proxy headers, request log, CORS, auth,
     # then context, then Falcon (ARCHITECTURE.md, "A request's way").

@@ -103,21 +103,58 @@ def _without_vary(error: errors.PlacementError) -> errors.PlacementError:
     return error
 
 
+_INFRA_OPTIM_RANGE_HEADERS = {
+    "Vary": mv.HEADER,
+    "OpenStack-API-Minimum-Version": str(mv.INFRA_OPTIM_MIN_VERSION),
+    "OpenStack-API-Maximum-Version": str(mv.INFRA_OPTIM_MAX_VERSION),
+}
+
+
+def _negotiate_infra_optim(req: falcon.Request, header: str | None) -> None:
+    """Watcher's negotiation for ``/v1``, and the headers every answer then carries.
+
+    A malformed value is answered without any version header; an unsupported
+    one with the range but without ``OpenStack-API-Version``.
+    """
+    req.context.infra_optim_headers = {}
+    try:
+        version = mv.parse_infra_optim(header)
+    except mv.MalformedVersion as exc:
+        raise errors.InfraOptimVersionError(str(exc)) from None
+    except mv.UnacceptableVersion as exc:
+        req.context.infra_optim_headers = dict(_INFRA_OPTIM_RANGE_HEADERS)
+        raise errors.InfraOptimVersionError(str(exc)) from None
+    req.context.microversion = version
+    req.context.infra_optim_headers = {
+        **_INFRA_OPTIM_RANGE_HEADERS,
+        mv.HEADER: f"{mv.INFRA_OPTIM_SERVICE_TYPE} {version}",
+    }
+
+
+class InfraOptimTrailingSlash:
+    """Falcon middleware: ``/v1/goals/`` routes as ``/v1/goals``.
+
+    python-watcherclient puts a slash before every query string
+    (``/v1/goals/?limit=2``); Placement's own paths keep their strict routing.
+    """
+
+    def process_request(self, req: falcon.Request, resp: falcon.Response) -> None:
+        path = req.path
+        if mv.is_infra_optim_path(path) and path.endswith("/") and len(path) > 4:
+            req.path = path[:-1]
+
+
 class MicroversionMiddleware:
     """Falcon middleware: negotiate the version, then pre-routing checks."""
 
     def process_request(self, req: falcon.Request, resp: falcon.Response) -> None:
         req.context.microversion = None
+        req.context.infra_optim_headers = None
         header = req.get_header(mv.HEADER)
-        try:
-            req.context.microversion = mv.parse(header)
-        except mv.BadVersion as exc:
-            raise errors.BadRequest(f"Invalid microversion: {exc}") from None
-        except mv.UnacceptableVersion as exc:
-            raise errors.NotAcceptable(
-                f"Invalid microversion: {exc}",
-                extra={"max_version": str(mv.MAX_VERSION), "min_version": str(mv.MIN_VERSION)},
-            ) from None
+        if mv.is_infra_optim_path(req.path):
+            _negotiate_infra_optim(req, header)
+        else:
+            self._negotiate_placement(req, header)
         length = req.env.get("CONTENT_LENGTH")
         if length:
             try:
@@ -131,9 +168,26 @@ class MicroversionMiddleware:
                     errors.BadRequest("content-type header required when content-length > 0")
                 )
 
+    @staticmethod
+    def _negotiate_placement(req: falcon.Request, header: str | None) -> None:
+        try:
+            req.context.microversion = mv.parse(header)
+        except mv.BadVersion as exc:
+            raise errors.BadRequest(f"Invalid microversion: {exc}") from None
+        except mv.UnacceptableVersion as exc:
+            raise errors.NotAcceptable(
+                f"Invalid microversion: {exc}",
+                extra={"max_version": str(mv.MAX_VERSION), "min_version": str(mv.MIN_VERSION)},
+            ) from None
+
     def process_response(
         self, req: falcon.Request, resp: falcon.Response, resource: object, req_succeeded: bool
     ) -> None:
+        headers = getattr(req.context, "infra_optim_headers", None)
+        if headers is not None:
+            for name, value in headers.items():
+                resp.set_header(name, value)
+            return
         version = getattr(req.context, "microversion", None)
         if version is not None:
             resp.set_header(mv.HEADER, f"{mv.SERVICE_TYPE} {version}")

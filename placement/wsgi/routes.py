@@ -18,6 +18,10 @@ from placement.handlers import (
     trait,
     usage,
 )
+from placement.handlers.actionplans import action_plans as ap_plans
+from placement.handlers.actionplans import actions as ap_actions
+from placement.handlers.actionplans import audits as ap_audits
+from placement.handlers.actionplans import catalog as ap_catalog
 
 # (path template, resource class, methods in upstream's ``Allow`` order)
 ROUTES: list[tuple[str, type, str]] = [
@@ -43,4 +47,21 @@ ROUTES: list[tuple[str, type, str]] = [
     ("/allocations/{consumer_uuid}", allocation.ConsumerAllocations, "GET, PUT, DELETE"),
     ("/reshaper", reshaper.Reshaper, "POST"),
     ("/allocation_candidates", allocation_candidate.AllocationCandidates, "GET"),
+    # Watcher's API (infra-optim), only under /v1.
+    ("/v1/goals", ap_catalog.Goals, "GET"),
+    ("/v1/goals/detail", ap_catalog.GoalsDetail, "GET"),
+    ("/v1/goals/{ident}", ap_catalog.Goal, "GET"),
+    ("/v1/strategies", ap_catalog.Strategies, "GET"),
+    ("/v1/strategies/detail", ap_catalog.StrategiesDetail, "GET"),
+    ("/v1/strategies/{ident}", ap_catalog.Strategy, "GET"),
+    ("/v1/audits", ap_audits.Audits, "GET, POST"),
+    ("/v1/audits/detail", ap_audits.AuditsDetail, "GET"),
+    ("/v1/audits/{ident}", ap_audits.Audit, "GET, DELETE"),
+    ("/v1/action_plans", ap_plans.ActionPlans, "GET"),
+    ("/v1/action_plans/detail", ap_plans.ActionPlansDetail, "GET"),
+    ("/v1/action_plans/{ident}", ap_plans.ActionPlan, "GET, PATCH, DELETE"),
+    ("/v1/action_plans/{ident}/start", ap_plans.ActionPlanStart, "POST"),
+    ("/v1/actions", ap_actions.Actions, "GET"),
+    ("/v1/actions/detail", ap_actions.ActionsDetail, "GET"),
+    ("/v1/actions/{ident}", ap_actions.Action, "GET, PATCH"),
 ]

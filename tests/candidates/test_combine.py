@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from placement.candidates.combine import Facts, Rules, Search, Slot, SlotSpec
-from placement.candidates.query import Room
-from placement.candidates.trees import Ancestry
+from placement.candidates.combine import Search
+from placement.candidates.model import Ancestry, Facts, Room, Rules, Slot, SlotSpec, WindowOptions
 
 VCPU, DISK = 0, 2
 ANCHOR = 1
@@ -25,7 +24,8 @@ def _slot(suffix: str, amounts, providers, *, granular=True, shared=()) -> Slot:
 
 def _run(slots, facts, rules=Rules(), seen=None):
     search = Search([slot.spec for slot in slots], rules)
-    return list(search.candidates(ANCHOR, slots, facts, set() if seen is None else seen))
+    window = WindowOptions(tuple(slots), facts, (ANCHOR,))
+    return list(search.candidates(ANCHOR, window, set() if seen is None else seen))
 
 
 def test_amounts_on_one_provider_are_summed_and_checked():
@@ -106,17 +106,10 @@ def test_all_sharing_candidates_are_returned_once_across_anchors():
     seen: set = set()
     slot = Slot(SlotSpec("", False, ((DISK, 1),)), {1: [7], 4: [7]}, {7})
     search = Search([slot.spec], Rules())
-    first = list(search.candidates(1, [slot], facts, seen))
-    second = list(search.candidates(4, [slot], facts, seen))
+    window = WindowOptions((slot,), facts, (1, 4))
+    first = list(search.candidates(1, window, seen))
+    second = list(search.candidates(4, window, seen))
     assert (len(first), len(second)) == (1, 0)
-
-
-def test_anchors_are_those_every_slot_can_serve():
-    slots = [
-        Slot(SlotSpec("1", True, ()), {1: [1], 5: [6], 9: [9]}),
-        Slot(SlotSpec("2", True, ()), {9: [9], 5: [5]}),
-    ]
-    assert Search([s.spec for s in slots], Rules()).anchors(slots) == [5, 9]
 
 
 def test_wide_tree_is_pruned_not_enumerated():

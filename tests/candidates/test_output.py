@@ -7,9 +7,8 @@ import json
 import pytest
 
 from placement import microversion as mv
-from placement.candidates.combine import Candidate
+from placement.candidates.model import Candidate, Provider, Trees
 from placement.candidates.output import EMPTY, body, one_provider_body
-from placement.candidates.summaries import Provider, Trees
 
 NAMES = {0: "VCPU", 2: "DISK_GB"}
 TREES = Trees(

@@ -9,8 +9,15 @@ import pytest
 
 from placement import microversion as mv
 from placement.candidates import query, resolve, summaries, trees
-from placement.candidates.conditions import TraitIds
-from placement.candidates.query import Room, Window
+from placement.candidates.model import (
+    UNCHECKED,
+    ResolvedGroup,
+    Room,
+    Shape,
+    TraitIds,
+    Trees,
+    Window,
+)
 from placement.candidates.request import RequestGroup
 from placement.db import reader
 from placement.objects import filters
@@ -46,7 +53,7 @@ def world(db_engine) -> Iterator[World]:
     erase(db_engine, w)
 
 
-def _group(conn, suffix="", **kwargs) -> resolve.ResolvedGroup:
+def _group(conn, suffix="", **kwargs) -> ResolvedGroup:
     traits = kwargs.pop("traits", filters.TraitFilter())
     aggregates = kwargs.pop("aggregates", filters.AggregateFilter())
     return resolve.group(conn, RequestGroup(suffix, kwargs, traits, aggregates))
@@ -60,7 +67,7 @@ def test_provider_rows_check_capacity_and_units(db_engine, world):
         assert rows[0].rooms == ((0, Room(3, 2147483647)),)
         # A class no other group asks for: its room is not needed.
         rows = query.provider_rows(conn, group, window=EVERYTHING)
-        assert rows[0].rooms == ((0, query.UNCHECKED),)
+        assert rows[0].rooms == ((0, UNCHECKED),)
         # DISK_GB 3 is not a multiple of provider 3's step size of 5.
         rows = query.provider_rows(conn, _group(conn, "1", DISK_GB=3), window=EVERYTHING)
         assert [r.provider for r in rows] == [4, 5]
@@ -108,8 +115,8 @@ def test_class_rows_span_the_tree_through_the_root(db_engine, world):
             (5, 2, 0),
         ]
         assert [r.room for r in rows] == [
-            query.UNCHECKED,
-            query.UNCHECKED,
+            UNCHECKED,
+            UNCHECKED,
             Room(10, 2147483647),
             Room(10, 2147483647),
             Room(100, 2147483647),
@@ -125,7 +132,7 @@ def test_class_rows_forbidden_aggregate_on_the_root_drops_the_tree(db_engine, wo
 
 def test_shape(db_engine, world):
     with reader(db_engine) as conn:
-        assert query.shape(conn) == query.Shape(True, True, resolve.sharing_trait(conn))
+        assert query.shape(conn) == Shape(True, True, resolve.sharing_trait(conn))
 
 
 def test_sharing_anchors_are_trees_with_any_provider_in_the_aggregate(db_engine, world):
@@ -147,7 +154,7 @@ def _trait_id(conn, name: str) -> int:
 
 def test_ancestry(db_engine, world):
     with reader(db_engine) as conn:
-        ancestry = trees.Ancestry.load(conn, Window(1, 1), [5])
+        ancestry = trees.ancestry(conn, Window(1, 1), [5])
     assert ancestry.same_subtree({1, 4}) and ancestry.same_subtree({1, 3, 4})
     assert ancestry.related(1, 4) and ancestry.related(4, 3) and ancestry.related(2, 2)
     assert not ancestry.related(2, 4) and not ancestry.related(4, 5)
@@ -197,7 +204,7 @@ def test_summaries_text_is_json_dumps_of_plain_dicts(db_engine, world, version):
 
 
 def _as_dicts(
-    trees: summaries.Trees, shown: Iterable[int], version: mv.Version, requested: set[str]
+    trees: Trees, shown: Iterable[int], version: mv.Version, requested: set[str]
 ) -> dict[str, dict]:
     """``provider_summaries`` built as dicts: the plain reference that
     ``summaries.text`` must encode exactly."""

@@ -6,104 +6,13 @@
 #
 #   tests/clients/osc_scenario.sh
 #
-# OSC_VENV     where the client lives (default /tmp/placement-osc-venv; made
-#              with pip on first use, reused afterwards)
-# PLACEMENT_VENV  the venv with our placement-api (default <repo>/.venv)
+# Environment: see scenario_lib.sh (OSC_VENV, PLACEMENT_VENV).
 set -euo pipefail
 
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-osc_venv="${OSC_VENV:-/tmp/placement-osc-venv}"
-placement_venv="${PLACEMENT_VENV:-$repo/.venv}"
-
-if [ ! -x "$osc_venv/bin/openstack" ]; then
-    echo "== installing python-openstackclient and osc-placement into $osc_venv"
-    python3 -m venv "$osc_venv"
-    "$osc_venv/bin/pip" install --quiet python-openstackclient osc-placement
-fi
-
-work="$(mktemp -d /tmp/placement-osc.XXXXXX)"
-server_pid=""
-
-cleanup() {
-    if [ -n "$server_pid" ]; then
-        kill "$server_pid" 2>/dev/null || true
-        wait "$server_pid" 2>/dev/null || true
-    fi
-    rm -rf "$work"
-}
-trap cleanup EXIT
-
-fail() {
-    echo "FAIL: $*" >&2
-    echo "---- server log (last 40 lines) ----" >&2
-    tail -n 40 "$work/server.log" >&2 || true
-    exit 1
-}
-
-port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-endpoint="http://127.0.0.1:$port"
-cat > "$work/placement.conf" <<EOF
-[api]
-auth_strategy = noauth2
-
-[placement_database]
-connection = sqlite:///$work/placement.sqlite
-sync_on_startup = true
-EOF
-
-echo "== starting placement-api on $endpoint"
-"$placement_venv/bin/placement-api" --port "$port" --config-file "$work/placement.conf" \
-    > "$work/server.log" 2>&1 &
-server_pid=$!
-for _ in $(seq 1 100); do
-    if curl -sf -o /dev/null "$endpoint/"; then
-        break
-    fi
-    kill -0 "$server_pid" 2>/dev/null || fail "placement-api exited before answering"
-    sleep 0.2
-done
-curl -sf -o /dev/null "$endpoint/" || fail "placement-api did not answer on $endpoint"
-
-osc() {
-    local out
-    if ! out="$("$osc_venv/bin/openstack" --os-auth-type admin_token --os-endpoint "$endpoint" \
-            --os-token admin --os-placement-api-version 1.39 "$@" 2>&1)"; then
-        fail "openstack $*: $out"
-    fi
-    printf '%s\n' "$out"
-}
-
-# expect <description> <expected> <command...>: run the client, compare its
-# output. (An assignment, not an argument, so a failing client stops us.)
-expect() {
-    local what="$1" wanted="$2" got
-    shift 2
-    got="$(osc "$@")"
-    [ "$got" = "$wanted" ] || fail "$what: expected [$wanted], got [$got]"
-    echo "ok: $what"
-}
-
-# expect_sorted: the same, comparing the output lines as a sorted set
-expect_sorted() {
-    local what="$1" wanted="$2" got
-    shift 2
-    got="$(osc "$@")"
-    got="$(printf '%s\n' "$got" | sed '/^$/d' | sort | paste -sd ' ')"
-    [ "$got" = "$wanted" ] || fail "$what: expected [$wanted], got [$got]"
-    echo "ok: $what"
-}
-
-# expect_line <description> <line> <yes|no> <command...>: is <line> in the output?
-expect_line() {
-    local what="$1" line="$2" wanted="$3" got found=no
-    shift 3
-    got="$(osc "$@")"
-    if printf '%s\n' "$got" | grep -qx -- "$line"; then
-        found=yes
-    fi
-    [ "$found" = "$wanted" ] || fail "$what: [$line] listed: $found, expected $wanted"
-    echo "ok: $what"
-}
+# shellcheck source=tests/clients/scenario_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/scenario_lib.sh"
+osc_args=(--os-placement-api-version 1.39)
+start_server
 
 # --- resource classes ------------------------------------------------------------
 osc resource class create CUSTOM_OSC_GOLD > /dev/null

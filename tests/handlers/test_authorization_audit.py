@@ -29,6 +29,8 @@ def _cases():
     for template, resource, _allow in routes.ROUTES:
         if template == "/":
             continue  # the version document has no policy
+        if template.startswith("/v1/"):
+            continue  # Watcher's order: tests/handlers/actionplans/test_authorization_order.py
         for method in METHODS:
             if hasattr(resource, f"on_{method}"):
                 yield pytest.param(

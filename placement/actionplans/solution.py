@@ -1,0 +1,33 @@
+"""A strategy's output: the ordered actions, efficacy, and the planner it asks for."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+
+from placement.actionplans.jsonvalues import json_key
+from placement.actionplans.model import ProposedAction
+
+
+class Solution:
+    """Actions in the order the strategy proposed them, exact duplicates dropped.
+
+    A duplicate is an action of the same type whose parameters are equal as JSON
+    values; the first one stays, so planners see each distinct action once.
+    ``planner`` is the planner the strategy insists on, or None to let the
+    configuration decide (PLANNER.md section 4).
+    """
+
+    def __init__(self, planner: str | None = None) -> None:
+        self.actions: list[ProposedAction] = []
+        self.efficacy_indicators: list[dict[str, Any]] = []
+        self.global_efficacy: list[dict[str, Any]] = []
+        self.planner = planner
+        self._seen: set[tuple[str, Hashable]] = set()
+
+    def add(self, action_type: str, input_parameters: dict[str, Any]) -> None:
+        """Append an action unless an equal one is already there."""
+        key = (action_type, json_key(input_parameters))
+        if key not in self._seen:
+            self._seen.add(key)
+            self.actions.append(ProposedAction(action_type, dict(input_parameters)))

@@ -1,0 +1,120 @@
+"""The ``node_resource_consolidation`` strategy: pack consumers onto as few nodes as fit.
+
+Only enabled nodes take part. They are tried as sources from the least loaded up:
+a node is released when every consumer on it fits, on the snapshot, on the
+remaining nodes, each placed where it leaves the least room (tight packing),
+biggest first; a node that receives consumers is not emptied later, so nothing
+moves twice. Empty nodes are released without moves. Released nodes are
+disabled, so no scheduler fills them again.
+
+``host_choice`` is upstream's: ``auto`` leaves the destination to the applier's
+candidate search (among the nodes still enabled), anything else writes the
+chosen ``destination_node``. Unlike upstream, released nodes are disabled in both
+modes and not enabled again at the end: consolidation is meant to free them.
+Efficacy as upstream: node count, released (emptied) nodes, migrations, and the
+ratio of released nodes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from placement.actionplans.catalog import GOALS_BY_NAME
+from placement.actionplans.solution import Solution
+from placement.actionplans.strategies.packing import FreeCapacity, choose, largest_first
+from placement.actionplans.world import Node, World
+
+#: The reason recorded when the strategy disables a node (upstream's text).
+DISABLED_REASON = "Watcher node resource consolidation strategy"
+
+_GOAL = "server_consolidation"
+
+
+def _load(node: Node) -> float:
+    """How full a node is: its used share of capacity, summed over classes."""
+    return sum(node.usage.get(rc, 0) / cap for rc, cap in node.capacity.items() if cap > 0)
+
+
+def _moves(world: World) -> tuple[list[Node], list[tuple[Node, list[tuple[str, Node]]]]]:
+    """The nodes released empty-handed, and each emptied node with its moves."""
+    enabled = tuple(node for node in world.nodes if not node.disabled)
+    free = FreeCapacity(enabled)
+    released: set[str] = set()
+    receiving: set[str] = set()
+    empty: list[Node] = []
+    emptied: list[tuple[Node, list[tuple[str, Node]]]] = []
+    for source in sorted(enabled, key=_load):
+        if source.uuid in receiving:
+            continue
+        if not source.consumers:
+            empty.append(source)
+            released.add(source.uuid)
+            continue
+        targets = [n for n in enabled if n.uuid not in released and n.uuid != source.uuid]
+        trial = free.copy()
+        moves = []
+        for consumer in largest_first(source.consumers, world.nodes):
+            destination = choose(trial, consumer, targets, spread=False)
+            if destination is None:
+                break
+            moves.append((consumer.uuid, destination))
+        else:
+            free = trial
+            released.add(source.uuid)
+            receiving.update(destination.uuid for _, destination in moves)
+            emptied.append((source, moves))
+    return empty, emptied
+
+
+def _efficacy(solution: Solution, world: World, released: int, migrations: int) -> None:
+    values = {
+        "compute_nodes_count": len(world.nodes),
+        "released_compute_nodes_count": released,
+        "instance_migrations_count": migrations,
+    }
+    solution.efficacy_indicators = [
+        {
+            "name": spec["name"],
+            "description": spec["description"],
+            "unit": spec["unit"],
+            "value": values[spec["name"]],
+        }
+        for spec in GOALS_BY_NAME[_GOAL].efficacy_specification
+    ]
+    ratio = released / len(world.nodes) * 100 if world.nodes else 0
+    solution.global_efficacy = [
+        {
+            "name": "released_nodes_ratio",
+            "description": "Ratio of released compute nodes divided by the total number of "
+            "enabled compute nodes.",
+            "unit": "%",
+            "value": ratio,
+        }
+    ]
+
+
+def solve(parameters: dict[str, Any], world: World) -> Solution:
+    """The consolidation plan for ``world``."""
+    specify = parameters["host_choice"] != "auto"
+    empty, emptied = _moves(world)
+    solution = Solution()
+    for node in empty + [source for source, _ in emptied]:
+        solution.add(
+            "change_nova_service_state",
+            {
+                "state": "disabled",
+                "resource_name": node.name,
+                "disabled_reason": DISABLED_REASON,
+                "resource_id": node.uuid,
+            },
+        )
+    migrations = 0
+    for source, moves in emptied:
+        for consumer, destination in moves:
+            params = {"migration_type": "live", "source_node": source.name, "resource_id": consumer}
+            if specify:
+                params["destination_node"] = destination.name
+            solution.add("migrate", params)
+            migrations += 1
+    _efficacy(solution, world, len(emptied), migrations)
+    return solution

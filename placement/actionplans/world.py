@@ -1,0 +1,63 @@
+"""A capacity snapshot for the strategies that read the cloud: nodes, what they can
+hold, what they hold, and who holds it.
+
+A *node* is a provider tree (a compute node with its children), named by its root.
+Amounts are summed over the tree per resource class; capacity is
+``(total - reserved) * allocation_ratio`` per inventory, as Placement counts it.
+Sharing providers (shared storage) are not nodes: what consumers hold there stays
+where it is when they move. Pure values: the object layer reads them from the
+database, tests write them by hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+Amounts = Mapping[str, int]
+
+
+def fits(amounts: Amounts, free: Amounts) -> bool:
+    """Whether every class of ``amounts`` is within ``free``."""
+    return all(amount <= free.get(rc, 0) for rc, amount in amounts.items())
+
+
+@dataclass(frozen=True)
+class Consumer:
+    """A consumer (instance) and what it holds on one node's tree."""
+
+    uuid: str
+    amounts: Amounts
+
+
+@dataclass(frozen=True)
+class Node:
+    """A provider tree: its root's uuid and name, and its capacity and usage per class."""
+
+    uuid: str
+    name: str
+    capacity: Amounts
+    usage: Amounts
+    disabled: bool = False
+    consumers: tuple[Consumer, ...] = ()
+
+    def free(self) -> dict[str, int]:
+        """Capacity not used yet, per class (never below zero)."""
+        return {rc: max(0, cap - self.usage.get(rc, 0)) for rc, cap in self.capacity.items()}
+
+
+@dataclass(frozen=True)
+class World:
+    """Every node, in a stable order (the database's provider ids)."""
+
+    nodes: tuple[Node, ...]
+    _by_key: dict[str, Node] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        keys = {node.name: node for node in self.nodes}
+        keys.update((node.uuid, node) for node in self.nodes)
+        object.__setattr__(self, "_by_key", keys)
+
+    def node(self, ident: str) -> Node | None:
+        """The node whose root has uuid or name ``ident``."""
+        return self._by_key.get(ident)

@@ -1,0 +1,183 @@
+"""Executing one claimed plan: dispatch what is ready, cascade failures, obey a cancel.
+
+The loop keeps the plan's actions as :class:`~placement.actionplans.execution.Step`
+values, asks the pure rules what is ready, starts each ready action with a
+compare-and-swap (at most ``max_workers`` running) and hands it to a thread.
+Between dispatches and while waiting for a run to end it reads the plan's
+state (one indexed row): CANCELLING stops dispatching and cuts blocking runs
+short; a plan that is no longer ours (taken over after our lease ran out) is
+left to its new owner.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import threading
+from collections.abc import Callable, Mapping
+from concurrent import futures
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from oslo_config.cfg import ConfigOpts
+from sqlalchemy.engine import Engine
+
+from placement.actionplans import execution, states
+from placement.applier import action_run
+from placement.applier.patience import Stopped, patiently
+from placement.objects.actionplans import execution as store
+from placement.objects.actionplans.effects import base
+
+LOG = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+@dataclass
+class PlanRun:
+    """One plan ``applier_id`` has claimed, executed until it ends or is no longer ours."""
+
+    conf: ConfigOpts
+    engine: Engine
+    types: Mapping[str, base.ActionType]
+    applier_id: str
+    plan: Mapping[str, Any]
+    max_workers: int
+    poll_interval: float
+    shutdown: threading.Event
+    lost: threading.Event = field(default_factory=threading.Event)
+    cancelled: threading.Event = field(default_factory=threading.Event)
+
+    def execute(self) -> str | None:
+        """Run the plan to its end; returns its final state, or None if left to another applier."""
+        try:
+            return self._execute()
+        except Stopped:
+            return None
+
+    def _patiently(self, call: Callable[[], T], what: str) -> T:
+        return patiently(call, self.shutdown, what)
+
+    def _execute(self) -> str | None:
+        rows, steps = self._load()
+        env = base.RunEnv(conf=self.conf, engine=self.engine, cancelled=self.cancelled)
+        running: dict[futures.Future[str | None], str] = {}
+        with futures.ThreadPoolExecutor(self.max_workers, "applier-action") as pool:
+            while True:
+                state = self._poll()
+                if state == states.CANCELLING and not self.cancelled.is_set():
+                    LOG.info("Action plan %s is being cancelled", self.plan["uuid"])
+                    self.cancelled.set()
+                if state is None or self.shutdown.is_set():
+                    self.cancelled.set()  # cut blocking runs short; their outcome is dropped
+                    futures.wait(running)
+                    return None
+                if not self.cancelled.is_set():
+                    steps = self._cancel_blocked(steps, rows)
+                    steps = self._dispatch(steps, rows, running, pool, env)
+                if not running:
+                    final = self._finish(steps)
+                    if final is not None:
+                        return final
+                    # Nothing runs and nothing could start (a start lost a race,
+                    # or rows changed behind us): wait, then see the rows afresh.
+                    self.shutdown.wait(self.poll_interval)
+                    rows, steps = self._load()
+                    continue
+                done, _ = futures.wait(
+                    running, timeout=self.poll_interval, return_when=futures.FIRST_COMPLETED
+                )
+                for future in done:
+                    uuid = running.pop(future)
+                    final_state = future.result()
+                    if final_state is None:
+                        self.lost.set()
+                    else:
+                        steps = execution.apply(steps, {uuid: final_state})
+
+    def _load(self) -> tuple[dict[str, dict[str, Any]], list[execution.Step]]:
+        """The plan's actions by uuid, and as steps in plan order."""
+        plan_id = self.plan["id"]
+        found = self._patiently(
+            lambda: store.plan_actions(self.engine, plan_id), "reading the plan's actions"
+        )
+        rows = {row["uuid"]: row for row in found}
+        steps = [execution.Step(r["uuid"], r["state"], tuple(r["parents"] or ())) for r in found]
+        return rows, steps
+
+    def _poll(self) -> str | None:
+        if self.lost.is_set():
+            return None
+        plan_id = self.plan["id"]
+        return self._patiently(
+            lambda: store.owned_state(self.engine, plan_id, self.applier_id), "polling the plan"
+        )
+
+    def _cancel_blocked(
+        self, steps: list[execution.Step], rows: Mapping[str, Mapping[str, Any]]
+    ) -> list[execution.Step]:
+        """PENDING actions below a failure become CANCELLED, naming it."""
+        blocked = execution.cancelled_by_failure(steps)
+        if not blocked:
+            return steps
+        messages = {rows[uuid]["id"]: message for uuid, message in blocked.items()}
+        self._patiently(
+            lambda: store.cancel_actions(self.engine, self.plan["id"], self.applier_id, messages),
+            "cancelling actions",
+        )
+        return execution.apply(steps, dict.fromkeys(blocked, states.CANCELLED))
+
+    def _dispatch(
+        self,
+        steps: list[execution.Step],
+        rows: Mapping[str, Mapping[str, Any]],
+        running: dict[futures.Future[str | None], str],
+        pool: futures.Executor,
+        env: base.RunEnv,
+    ) -> list[execution.Step]:
+        """Start ready actions while there is a free worker; returns the updated steps."""
+        for uuid in execution.ready(steps):
+            if len(running) >= self.max_workers:
+                break
+            row = rows[uuid]
+            attempt = self._patiently(
+                functools.partial(
+                    store.start_action, self.engine, self.plan["id"], row["id"], self.applier_id
+                ),
+                "starting an action",
+            )
+            if attempt is None:  # cancelled or taken over meanwhile: the next poll says which
+                break
+            LOG.debug("Starting action %s (%s), run %d", uuid, row["action_type"], attempt)
+            job = action_run.ActionRun(row, attempt)
+            future = pool.submit(action_run.run, self.engine, self.types, env, self.shutdown, job)
+            running[future] = uuid
+            steps = execution.apply(steps, {uuid: states.ONGOING})
+        return steps
+
+    def _finish(self, steps: list[execution.Step]) -> str | None:
+        """Record the plan's final state once nothing runs or can run any more."""
+        cancelling = self.cancelled.is_set()
+        if cancelling:
+            steps = execution.apply(
+                steps, dict.fromkeys(execution.pending(steps), states.CANCELLED)
+            )
+        outcome = execution.plan_outcome(steps, cancelling)
+        if outcome is None:
+            return None
+        recorded = self._patiently(
+            lambda: store.finish_plan(
+                self.engine,
+                self.plan["id"],
+                self.applier_id,
+                outcome.state,
+                outcome.message,
+                cancel_pending=cancelling,
+            ),
+            "finishing the plan",
+        )
+        if not recorded:
+            self.lost.set()
+            return None
+        LOG.info("Action plan %s finished: %s", self.plan["uuid"], outcome.state)
+        return outcome.state

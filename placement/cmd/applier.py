@@ -1,0 +1,112 @@
+"""``placement-applier``: execute started action plans.
+
+Usage: ``placement-applier [--config-file F] [--config-dir D] [--once]
+[--lease-seconds S] [--poll-interval S]``
+
+Reads ``placement.conf`` like ``placement-manage``. Any number of appliers may
+run against one database; each plan is executed by one of them. SIGTERM or
+SIGINT stops it cleanly: running actions finish, a running ``sleep`` is cut
+short and its plan is released to the next applier. ``--once`` executes what
+is waiting and exits (for tests and operators).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+import threading
+from collections.abc import Sequence
+from types import FrameType
+
+import sqlalchemy
+from oslo_config import cfg
+
+from placement import conf as placement_conf
+from placement import db, logs
+from placement.applier.registry import load_action_types
+from placement.applier.service import Applier
+from placement.db import migration
+
+PROG = "placement-applier"
+LOG = logging.getLogger("placement.applier")
+
+CLI_OPTS = [
+    cfg.BoolOpt("once", default=False, help="Execute the plans waiting now, then exit."),
+    cfg.FloatOpt(
+        "lease-seconds",
+        default=30.0,
+        min=0.1,
+        help="How long a claim on a plan holds without renewal; another applier takes "
+        "over a plan whose lease ran out.",
+    ),
+    cfg.FloatOpt(
+        "poll-interval",
+        default=1.0,
+        min=0.01,
+        help="Seconds between looks for new plans and for a cancel of the running one.",
+    ),
+    cfg.IntOpt(
+        "parent-pid",
+        help="Exit when this process is no longer our parent (set by placement-api, "
+        "which runs an applier beside itself).",
+    ),
+]
+
+
+def _watch_parent(parent_pid: int, stop: threading.Event) -> None:
+    while not stop.wait(1.0):
+        if os.getppid() != parent_pid:
+            LOG.info("Parent process %d is gone; stopping", parent_pid)
+            stop.set()
+
+
+def _check_schema(conf: cfg.ConfigOpts, engine: sqlalchemy.Engine) -> None:
+    """Migrate in embedded mode (as placement-api does); elsewhere, require db sync."""
+    if placement_conf.is_embedded(conf):
+        migration.upgrade_all(engine)
+    elif migration.actionplan_revision(engine) != migration.actionplan_head_revision():
+        raise placement_conf.ConfigError(
+            "the action-plan tables are not at the latest revision: run 'placement-manage db sync'"
+        )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``placement-applier``; returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        conf = placement_conf.load(argv, cli_opts=CLI_OPTS, prog=PROG)
+        logs.setup(conf)
+        engine = db.create_engine(conf, url=placement_conf.database_url(conf))
+        _check_schema(conf, engine)
+    except (placement_conf.ConfigError, sqlalchemy.exc.SQLAlchemyError, ValueError) as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 1
+    applier = Applier(
+        conf=conf,
+        engine=engine,
+        types=load_action_types(),
+        lease_seconds=conf.lease_seconds,
+        poll_interval=conf.poll_interval,
+    )
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        LOG.info("Signal %d received; stopping", signum)
+        applier.stop.set()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    if conf.parent_pid:
+        threading.Thread(
+            target=_watch_parent, args=(conf.parent_pid, applier.stop), daemon=True
+        ).start()
+    try:
+        applier.run(once=conf.once)
+    finally:
+        engine.dispose()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,45 @@
+"""``/v1/audits``: create (runs the strategy and planner), list, show, delete."""
+
+from __future__ import annotations
+
+import falcon
+
+from placement import actionplan_opts, policy
+from placement.handlers import base
+from placement.handlers.actionplans import listing, render
+from placement.handlers.actionplans.audit_body import audit_fields
+from placement.handlers.actionplans.preamble import Body, Lookup, responder
+from placement.objects.actionplans import audits
+from placement.schemas.actionplans import bodies, query
+
+AUDITS = listing.Collection("audits", query.AUDITS, audits.list_audits, render.audit)
+_AUDIT = Lookup(audits.get_audit)
+
+_AuditList, AuditsDetail = listing.resources(AUDITS, policy.AUDIT_GET_ALL, policy.AUDIT_DETAIL)
+
+
+class Audits(base.Resource):
+    """``/v1/audits``: the list, and POST to create."""
+
+    on_get = _AuditList.on_get
+
+    @responder(policy.AUDIT_CREATE, body=Body(bodies.AUDIT_CREATE, "audit_p"))
+    def on_post(self, req: falcon.Request, resp: falcon.Response, body: dict) -> None:
+        fields = audit_fields(body, base.version(req))
+        options = actionplan_opts.planner_options(self.deps.conf)
+        audit = audits.create_audit(self.deps.engine, options, fields)
+        resp.location = base.absolute_url(req, f"/v1/audits/{audit['uuid']}")
+        base.send_json(resp, render.audit(req, audit, detail=True), 201)
+
+
+class Audit(base.Resource):
+    """``/v1/audits/{ident}``: by integer id, uuid or name."""
+
+    @responder(policy.AUDIT_GET, lookup=_AUDIT)
+    def on_get(self, req: falcon.Request, resp: falcon.Response, found: dict) -> None:
+        base.send_json(resp, render.audit(req, found, detail=True))
+
+    @responder(policy.AUDIT_DELETE, lookup=_AUDIT)
+    def on_delete(self, req: falcon.Request, resp: falcon.Response, found: dict) -> None:
+        audits.delete_audit(self.deps.engine, found["uuid"])
+        base.send_empty(resp)

@@ -1,0 +1,38 @@
+"""``/v1/goals`` and ``/v1/strategies``: the built-in catalog, read-only."""
+
+from __future__ import annotations
+
+import falcon
+
+from placement import policy
+from placement.handlers import base
+from placement.handlers.actionplans import listing, render
+from placement.handlers.actionplans.preamble import Lookup, responder
+from placement.objects.actionplans import goals, strategies
+from placement.schemas.actionplans import query
+
+GOALS = listing.Collection("goals", query.GOALS, goals.list_goals, render.goal)
+STRATEGIES = listing.Collection(
+    "strategies", query.STRATEGIES, strategies.list_strategies, render.strategy
+)
+
+Goals, GoalsDetail = listing.resources(GOALS, policy.GOAL_GET_ALL, policy.GOAL_DETAIL)
+Strategies, StrategiesDetail = listing.resources(
+    STRATEGIES, policy.STRATEGY_GET_ALL, policy.STRATEGY_DETAIL
+)
+
+
+class Goal(base.Resource):
+    """``/v1/goals/{ident}``: by integer id, uuid or name."""
+
+    @responder(policy.GOAL_GET, lookup=Lookup(goals.get_goal))
+    def on_get(self, req: falcon.Request, resp: falcon.Response, found: dict) -> None:
+        base.send_json(resp, render.goal(req, found, detail=True))
+
+
+class Strategy(base.Resource):
+    """``/v1/strategies/{ident}``: by integer id, uuid or name."""
+
+    @responder(policy.STRATEGY_GET, lookup=Lookup(strategies.get_strategy))
+    def on_get(self, req: falcon.Request, resp: falcon.Response, found: dict) -> None:
+        base.send_json(resp, render.strategy(req, found, detail=True))

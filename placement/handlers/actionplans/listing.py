@@ -1,0 +1,126 @@
+"""Collections: the list query → a page of the object layer → items and ``next``.
+
+``limit`` is clamped to ``[api] max_limit`` (also the limit when none is
+given). ``next`` is added when the page is full; unlike upstream it repeats
+the request's filters, so following it stays inside the filtered list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlencode
+
+import falcon
+from sqlalchemy.engine import Connection
+
+from placement.db import transaction
+from placement.handlers import base
+from placement.handlers.actionplans import validation
+from placement.handlers.actionplans.preamble import responder
+from placement.objects.actionplans import paging
+from placement.schemas.actionplans import query as schema
+
+Render = Callable[[falcon.Request, dict[str, Any], bool], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Collection:
+    """One collection: its key, query schema, list function and item renderer."""
+
+    key: str
+    query: dict[str, Any]
+    fetch: Callable[..., list[dict]]
+    render: Render
+
+    @property
+    def filters(self) -> tuple[str, ...]:
+        return schema.FILTERS[self.key]
+
+    def check(self, params: dict[str, str]) -> None:
+        """Rules across arguments, beyond the query schema (none by default)."""
+
+
+def page_of(params: dict[str, str], max_limit: int) -> paging.Page:
+    """The object layer's page for a validated query."""
+    limit = min(int(params["limit"]), max_limit) if "limit" in params else max_limit
+    return paging.Page(
+        limit=limit,
+        marker=params.get("marker"),
+        sort_key=params.get("sort_key", "id"),
+        sort_dir=params.get("sort_dir", "asc"),
+    )
+
+
+def send(
+    resource: base.Resource,
+    req: falcon.Request,
+    resp: falcon.Response,
+    collection: Collection,
+    detail: bool,
+) -> None:
+    """Answer a list (or ``/detail``) request for ``collection``."""
+    params = base.query_dict(req)
+    validation.check_query(params, collection.query)
+    collection.check(params)
+    page = page_of(params, resource.deps.conf.api.max_limit)
+    filters = {name: params[name] for name in collection.filters if name in params}
+    rows = _fetch(resource, collection, page, filters)
+    doc: dict[str, Any] = {collection.key: [collection.render(req, row, detail) for row in rows]}
+    if rows and len(rows) == page.limit:
+        doc["next"] = _next_link(req, collection, page, rows[-1]["uuid"], filters, detail)
+    base.send_json(resp, doc)
+
+
+def _fetch(
+    resource: base.Resource, collection: Collection, page: paging.Page, filters: dict[str, str]
+) -> list[dict]:
+    conn: Connection
+    with transaction.reader(resource.deps.engine) as conn:
+        return collection.fetch(conn, page, **filters)
+
+
+def _next_link(
+    req: falcon.Request,
+    collection: Collection,
+    page: paging.Page,
+    marker: str,
+    filters: dict[str, str],
+    detail: bool,
+) -> str:
+    query = {
+        "sort_key": page.sort_key,
+        "sort_dir": page.sort_dir,
+        "limit": page.limit,
+        "marker": marker,
+        **filters,
+    }
+    path = f"/v1/{collection.key}/detail" if detail else f"/v1/{collection.key}"
+    return f"{base.absolute_url(req, path)}?{urlencode(query)}"
+
+
+class ListResource(base.Resource):
+    """What :func:`resources` makes: a resource answering GET with a page."""
+
+    on_get: Callable[..., None]
+
+
+def resources(
+    collection: Collection, list_rule: str, detail_rule: str
+) -> tuple[type[ListResource], type[ListResource]]:
+    """The Falcon resources of ``/v1/<key>`` and ``/v1/<key>/detail`` (GET only)."""
+
+    class List(ListResource):
+        @responder(list_rule)
+        def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+            send(self, req, resp, collection, detail=False)
+
+    class Detail(ListResource):
+        @responder(detail_rule)
+        def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+            send(self, req, resp, collection, detail=True)
+
+    List.__doc__ = f"``GET /v1/{collection.key}``: a page of short items."
+    Detail.__doc__ = f"``GET /v1/{collection.key}/detail``: a page of whole items."
+    return List, Detail

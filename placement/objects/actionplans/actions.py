@@ -1,0 +1,81 @@
+"""Actions: list (in plan order by default), show, and the user's skip."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.engine import Connection, Engine
+
+from placement.actionplans import states
+from placement.actionplans.errors import PlanStateForbidsActionUpdate
+from placement.db import actionplan_tables as t
+from placement.db.transaction import run_in_transaction
+from placement.objects.actionplans import paging, state_change
+from placement.objects.actionplans.idents import canonical_uuid
+
+LISTING = paging.Listing(
+    kind="Action",
+    table=t.actions,
+    source=t.actions.join(t.action_plans, t.action_plans.c.id == t.actions.c.action_plan_id),
+    joined={"action_plan_uuid": t.action_plans.c.uuid},
+    unsortable=frozenset({"input_parameters", "parents"}),
+)
+
+
+def list_actions(
+    conn: Connection,
+    page: paging.Page,
+    action_plan_uuid: str | None = None,
+    audit_uuid: str | None = None,
+) -> list[dict]:
+    """One page of actions; filter by plan or by audit (the API refuses both at once)."""
+    query = LISTING.query()
+    if action_plan_uuid is not None:
+        query = query.where(t.action_plans.c.uuid == canonical_uuid(action_plan_uuid))
+    if audit_uuid is not None:
+        audit_ids = select(t.audits.c.id).where(t.audits.c.uuid == canonical_uuid(audit_uuid))
+        query = query.where(t.action_plans.c.audit_id.in_(audit_ids.scalar_subquery()))
+    return paging.fetch(conn, LISTING, query, page)
+
+
+def get_action(conn: Connection, uuid: str) -> dict:
+    """The live action with this uuid; NotFound otherwise."""
+    return LISTING.one(conn, t.actions.c.uuid == canonical_uuid(uuid), uuid)
+
+
+def update_action(
+    engine: Engine, uuid: str, state: str | None = None, reason: str | None = None
+) -> dict:
+    """Skip a PENDING action (``state="SKIPPED"``), optionally saying why.
+
+    Allowed only while the plan is RECOMMENDED or PENDING; the plan's row is
+    locked first, so a concurrent start or cancel of the plan waits for the
+    skip or makes it fail. ``status_message`` becomes "Action skipped by
+    user." plus " Reason: …"; a reason alone may only be set on a SKIPPED
+    action. Opens its own write transaction; returns the action.
+    """
+
+    def run(conn: Connection) -> dict:
+        action = get_action(conn, uuid)
+        plan_state = conn.execute(
+            select(t.action_plans.c.state)
+            .where(t.action_plans.c.id == action["action_plan_id"])
+            .with_for_update()
+        ).scalar_one()
+
+        def decide(current: dict) -> dict[str, Any] | None:
+            if state is not None and state != current["state"]:
+                new = states.check_action_transition(current["state"], state, plan_state)
+                return {"state": new, "status_message": states.skipped_status_message(reason)}
+            if reason is None:
+                return None
+            states.check_status_message_update(current["state"])
+            if plan_state not in states.PLAN_STATES_ALLOWING_ACTION_UPDATE:
+                raise PlanStateForbidsActionUpdate(plan_state)
+            return {"status_message": states.skipped_status_message(reason)}
+
+        state_change.change(conn, t.actions, lambda: get_action(conn, uuid), decide)
+        return get_action(conn, uuid)
+
+    return run_in_transaction(engine, run, write=True)

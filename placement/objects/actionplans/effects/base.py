@@ -1,0 +1,97 @@
+"""The contract between action types and the applier that runs them.
+
+An action type is any object with a ``name``, the JSON ``schema`` of its
+``input_parameters`` and a ``run`` method. The applier opens one writer
+transaction per action, calls ``run`` inside it and records the returned
+:class:`Outcome` in the same transaction, so an effect and the record of it
+commit together or not at all. A type whose run waits for a long time (sleep)
+sets ``blocking = True``: it is called with ``conn=None`` so no transaction is
+held while it waits, and it watches ``env.cancelled`` to stop early.
+
+The status texts are upstream Watcher's, so clients that match on them keep
+working.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from oslo_config.cfg import ConfigOpts
+from sqlalchemy.engine import Connection, Engine
+
+SUCCEEDED = "SUCCEEDED"
+SKIPPED = "SKIPPED"
+FAILED = "FAILED"
+
+SKIPPED_PREFIX = "Action was skipped automatically: "
+FAILED_PRE_CONDITION_PREFIX = "Action failed in pre_condition: "
+FAILED_EXECUTE_PREFIX = "Action failed in execute: "
+FAILED_POST_CONDITION_PREFIX = "Action failed in post_condition: "
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one run of an action came to: a final action state and its status message."""
+
+    state: str
+    message: str | None = None
+
+
+def succeeded() -> Outcome:
+    """The action did what it was asked."""
+    return Outcome(SUCCEEDED)
+
+
+def skipped(reason: str) -> Outcome:
+    """Nothing to do (the effect is already there, or its target has gone)."""
+    return Outcome(SKIPPED, SKIPPED_PREFIX + reason)
+
+
+def failed_pre_condition(reason: str) -> Outcome:
+    """The action cannot run as asked; nothing was changed."""
+    return Outcome(FAILED, FAILED_PRE_CONDITION_PREFIX + reason)
+
+
+def failed_execute(reason: str) -> Outcome:
+    """The action started but could not complete; its transaction must roll back."""
+    return Outcome(FAILED, FAILED_EXECUTE_PREFIX + reason)
+
+
+def failed_post_condition(reason: str) -> Outcome:
+    """The action ran but its result does not hold."""
+    return Outcome(FAILED, FAILED_POST_CONDITION_PREFIX + reason)
+
+
+class RunAgain(Exception):
+    """The action's transaction lost a race (a provider or consumer generation moved).
+
+    Writes may already have happened in it: the applier must roll the transaction
+    back and call ``run`` again in a fresh one (a bounded number of times, then
+    record FAILED with ``failed_execute(str(exc))``).
+    """
+
+
+@dataclass(frozen=True)
+class RunEnv:
+    """What a running action may use besides its transaction."""
+
+    conf: ConfigOpts
+    engine: Engine
+    cancelled: threading.Event
+
+
+@runtime_checkable
+class ActionType(Protocol):
+    """One kind of action. ``run`` gets ``conn=None`` when the type is blocking."""
+
+    name: str
+    schema: dict[str, Any]
+
+    def run(self, conn: Connection | None, params: dict[str, Any], env: RunEnv) -> Outcome: ...
+
+
+def is_blocking(action_type: ActionType) -> bool:
+    """Whether the applier must call ``run`` outside any transaction (default: no)."""
+    return bool(getattr(action_type, "blocking", False))

@@ -1,0 +1,39 @@
+"""``delete``, ``shelve`` and ``stop``: what those server operations do to Placement.
+
+Deleting a server or shelve-offloading it gives back everything it holds, so
+both remove the consumer's allocations (and with them the consumer). A stopped
+server keeps its allocations: ``stop`` only checks the consumer is still there.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy.engine import Connection
+
+from placement.objects import consumer as consumer_obj
+from placement.objects.actionplans.effects import base, holdings
+from placement.objects.actionplans.effects.builtin import BuiltinType
+
+
+def release(conn: Connection, params: dict[str, Any], env: base.RunEnv) -> base.Outcome:
+    """Remove everything consumer ``resource_id`` holds (deleted or shelved-offloaded)."""
+    consumer = params["resource_id"]
+    held = holdings.read(conn, consumer)
+    if held is None:
+        return base.skipped(f"consumer {consumer} has no allocations")
+    holdings.rewrite(conn, held, {})
+    return base.succeeded()
+
+
+def stop(conn: Connection, params: dict[str, Any], env: base.RunEnv) -> base.Outcome:
+    """Check that consumer ``resource_id`` still exists."""
+    consumer = params["resource_id"]
+    if not consumer_obj.get_by_uuids(conn, [consumer]):
+        return base.failed_pre_condition(f"consumer {consumer} not found")
+    return base.succeeded()
+
+
+DELETE = BuiltinType("delete", release)
+SHELVE = BuiltinType("shelve", release)
+STOP = BuiltinType("stop", stop)

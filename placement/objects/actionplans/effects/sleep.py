@@ -1,0 +1,27 @@
+"""``sleep``: wait ``duration`` seconds, outside any transaction, until cancelled."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy.engine import Connection
+
+from placement.actionplans.action_types import KNOWN_TYPES
+from placement.objects.actionplans.effects import base
+
+
+class Sleep:
+    """The built-in ``sleep`` action type; a cancelled plan cuts the wait short."""
+
+    name = "sleep"
+    schema = KNOWN_TYPES[name].input_schema
+    blocking = True
+
+    def run(
+        self, conn: Connection | None, params: dict[str, Any], env: base.RunEnv
+    ) -> base.Outcome:
+        env.cancelled.wait(float(params["duration"]))
+        return base.succeeded()
+
+
+SLEEP = Sleep()

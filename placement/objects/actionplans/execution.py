@@ -1,0 +1,263 @@
+"""What the applier writes while it executes plans: claims, leases and action runs.
+
+Nothing here is held in memory between calls: every decision is a
+compare-and-swap in the database, so any number of applier processes may share
+one database and a dead one is replaced by any other.
+
+* A plan is *owned* by the applier named in ``applier_id`` until
+  ``lease_expires_at``; the owner renews the lease while it works. Claiming a
+  PENDING plan moves it to ONGOING and writes the owner and the lease in one
+  UPDATE guarded by the state seen; taking over an ONGOING (or CANCELLING) plan
+  whose lease has run out is the same UPDATE guarded by the old owner and the
+  expiry, and puts the plan's ONGOING actions back to PENDING in the same
+  transaction (their runs never committed, else they would be final).
+* Starting an action locks the plan row and checks the owner first, so a
+  takeover and a start never interleave; the start counts an attempt.
+* An action's final state is written in the transaction of its effect, guarded
+  by the attempt that started it: a run started before a takeover cannot
+  commit after it, so each effect commits at most once.
+
+Times are the applier's clock (naive UTC); appliers sharing a database should
+keep their clocks in step well within a lease.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping
+from typing import Any
+
+from sqlalchemy import or_, select, update
+from sqlalchemy.engine import Connection, Engine
+
+from placement.actionplans import states
+from placement.db import actionplan_tables as t
+from placement.db.tables import utcnow
+from placement.db.transaction import reader, writer
+
+#: Plan states an owner works in (CANCELLING: finishing what runs, then CANCELLED).
+OWNED_STATES = (states.ONGOING, states.CANCELLING)
+#: Plans looked at per claim attempt (the oldest first).
+_CLAIM_WINDOW = 5
+
+
+class LostRun(Exception):
+    """The action run being recorded is no longer the current one (plan taken over)."""
+
+
+def claim_next(engine: Engine, applier_id: str, lease: datetime.timedelta) -> dict | None:
+    """Claim the oldest claimable plan for ``applier_id``, or None when there is none.
+
+    Claimable: PENDING (becomes ONGOING), or ONGOING/CANCELLING with no lease or
+    an expired one (taken over: state kept, its ONGOING actions back to
+    PENDING). Returns the plan's row as claimed plus ``taken_over``. Opens its
+    own write transaction.
+    """
+    now = utcnow()
+    plans = t.action_plans
+    expired = or_(plans.c.lease_expires_at.is_(None), plans.c.lease_expires_at < now)
+    claimable = or_(plans.c.state == states.PENDING, plans.c.state.in_(OWNED_STATES) & expired)
+    with writer(engine) as conn:
+        seen = conn.execute(
+            select(plans.c.id, plans.c.uuid, plans.c.state, plans.c.applier_id)
+            .where(plans.c.deleted_at.is_(None), claimable)
+            .order_by(plans.c.id)
+            .limit(_CLAIM_WINDOW)
+        ).all()
+        for row in seen:
+            taken_over = row.state != states.PENDING
+            guard = [plans.c.id == row.id, plans.c.state == row.state]
+            guard.append(
+                plans.c.applier_id.is_(None)
+                if row.applier_id is None
+                else plans.c.applier_id == row.applier_id
+            )
+            if taken_over:
+                guard.append(expired)
+            won = conn.execute(
+                update(plans)
+                .where(*guard)
+                .values(
+                    state=row.state if taken_over else states.ONGOING,
+                    applier_id=applier_id,
+                    lease_expires_at=now + lease,
+                )
+            ).rowcount
+            if won != 1:
+                continue
+            if taken_over:
+                conn.execute(
+                    update(t.actions)
+                    .where(t.actions.c.action_plan_id == row.id)
+                    .where(t.actions.c.state == states.ONGOING)
+                    .values(state=states.PENDING)
+                )
+            return {
+                "id": row.id,
+                "uuid": row.uuid,
+                "state": row.state if taken_over else states.ONGOING,
+                "previous_applier_id": row.applier_id,
+                "taken_over": taken_over,
+            }
+    return None
+
+
+def renew_lease(engine: Engine, plan_id: int, applier_id: str, lease: datetime.timedelta) -> bool:
+    """Push the lease of a plan ``applier_id`` owns to now + ``lease``; False if not owned."""
+    with writer(engine) as conn:
+        return (
+            conn.execute(
+                update(t.action_plans)
+                .where(t.action_plans.c.id == plan_id, t.action_plans.c.applier_id == applier_id)
+                .where(t.action_plans.c.state.in_(OWNED_STATES))
+                .values(lease_expires_at=utcnow() + lease)
+            ).rowcount
+            == 1
+        )
+
+
+def release(engine: Engine, plan_id: int, applier_id: str) -> None:
+    """End ``applier_id``'s lease now, so another applier takes the plan over at once."""
+    with writer(engine) as conn:
+        conn.execute(
+            update(t.action_plans)
+            .where(t.action_plans.c.id == plan_id, t.action_plans.c.applier_id == applier_id)
+            .where(t.action_plans.c.state.in_(OWNED_STATES))
+            .values(lease_expires_at=utcnow() - datetime.timedelta(seconds=1))
+        )
+
+
+def owned_state(engine: Engine, plan_id: int, applier_id: str) -> str | None:
+    """The plan's state while ``applier_id`` owns it, else None (one indexed row read)."""
+    with reader(engine) as conn:
+        row = conn.execute(
+            select(t.action_plans.c.state, t.action_plans.c.applier_id).where(
+                t.action_plans.c.id == plan_id
+            )
+        ).one_or_none()
+    if row is None or row.applier_id != applier_id or row.state not in OWNED_STATES:
+        return None
+    return str(row.state)
+
+
+def plan_actions(engine: Engine, plan_id: int) -> list[dict[str, Any]]:
+    """The plan's live actions in plan order: what the applier needs to run them."""
+    a = t.actions
+    with reader(engine) as conn:
+        rows = conn.execute(
+            select(a.c.id, a.c.uuid, a.c.state, a.c.parents, a.c.action_type, a.c.input_parameters)
+            .where(a.c.action_plan_id == plan_id, a.c.deleted_at.is_(None))
+            .order_by(a.c.position, a.c.id)
+        ).all()
+    return [dict(row._mapping) for row in rows]
+
+
+def _lock_owned(conn: Connection, plan_id: int, applier_id: str, allowed: tuple[str, ...]) -> bool:
+    """Lock the plan row; True when ``applier_id`` owns it in one of ``allowed`` states."""
+    row = conn.execute(
+        select(t.action_plans.c.state, t.action_plans.c.applier_id)
+        .where(t.action_plans.c.id == plan_id)
+        .with_for_update()
+    ).one_or_none()
+    return row is not None and row.applier_id == applier_id and row.state in allowed
+
+
+def start_action(engine: Engine, plan_id: int, action_id: int, applier_id: str) -> int | None:
+    """PENDING -> ONGOING for an action of an ONGOING plan ``applier_id`` owns.
+
+    Returns the run's attempt number (what :func:`finish_action` must be given),
+    or None when the action is not PENDING or the plan is no longer ours or is
+    being cancelled. Opens its own write transaction.
+    """
+    with writer(engine) as conn:
+        if not _lock_owned(conn, plan_id, applier_id, (states.ONGOING,)):
+            return None
+        started = conn.execute(
+            update(t.actions)
+            .where(t.actions.c.id == action_id, t.actions.c.state == states.PENDING)
+            .values(
+                state=states.ONGOING,
+                started_at=utcnow(),
+                finished_at=None,
+                attempts=t.actions.c.attempts + 1,
+            )
+        ).rowcount
+        if started != 1:
+            return None
+        return int(
+            conn.execute(
+                select(t.actions.c.attempts).where(t.actions.c.id == action_id)
+            ).scalar_one()
+        )
+
+
+def finish_action(
+    conn: Connection, action_id: int, attempt: int, state: str, message: str | None
+) -> None:
+    """Record the final state of run ``attempt`` of an action, in the caller's transaction.
+
+    Raises LostRun when that run is no longer the current ONGOING one; the
+    caller must then roll back (its effect must not commit).
+    """
+    finished = conn.execute(
+        update(t.actions)
+        .where(t.actions.c.id == action_id, t.actions.c.state == states.ONGOING)
+        .where(t.actions.c.attempts == attempt)
+        .values(state=state, status_message=message, finished_at=utcnow())
+    ).rowcount
+    if finished != 1:
+        raise LostRun(f"action {action_id} run {attempt} is no longer current")
+
+
+def cancel_actions(
+    engine: Engine, plan_id: int, applier_id: str, messages: Mapping[int, str | None]
+) -> list[int]:
+    """PENDING -> CANCELLED for the actions in ``messages`` (id -> status message).
+
+    Only while ``applier_id`` owns the plan; returns the ids it changed. Opens
+    its own write transaction.
+    """
+    changed: list[int] = []
+    with writer(engine) as conn:
+        if not _lock_owned(conn, plan_id, applier_id, OWNED_STATES):
+            return changed
+        for action_id, message in messages.items():
+            done = conn.execute(
+                update(t.actions)
+                .where(t.actions.c.id == action_id, t.actions.c.state == states.PENDING)
+                .values(state=states.CANCELLED, status_message=message)
+            ).rowcount
+            if done == 1:
+                changed.append(action_id)
+    return changed
+
+
+def finish_plan(
+    engine: Engine,
+    plan_id: int,
+    applier_id: str,
+    state: str,
+    message: str | None,
+    cancel_pending: bool = False,
+) -> bool:
+    """Record the plan's final state (ends the lease); False when it is no longer ours.
+
+    ``cancel_pending`` also turns its PENDING actions CANCELLED, in the same
+    transaction (the end of a user's cancel). Opens its own write transaction.
+    """
+    with writer(engine) as conn:
+        if not _lock_owned(conn, plan_id, applier_id, OWNED_STATES):
+            return False
+        if cancel_pending:
+            conn.execute(
+                update(t.actions)
+                .where(t.actions.c.action_plan_id == plan_id)
+                .where(t.actions.c.state == states.PENDING, t.actions.c.deleted_at.is_(None))
+                .values(state=states.CANCELLED)
+            )
+        conn.execute(
+            update(t.action_plans)
+            .where(t.action_plans.c.id == plan_id)
+            .values(state=state, status_message=message, lease_expires_at=None)
+        )
+    return True

@@ -1,0 +1,74 @@
+"""Read the capacity snapshot the capacity strategies plan on, from our own tables.
+
+Everything comes from one connection (the caller's transaction), so the snapshot
+is as consistent as the caller's isolation level makes it; the applier checks
+capacity again when it acts.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import os_traits
+from sqlalchemy import Exists, func, select
+from sqlalchemy.engine import Connection
+
+from placement.actionplans.world import Consumer, Node, World
+from placement.db import tables
+
+_RP = tables.resource_providers
+
+
+def _with_trait(name: str) -> Exists:
+    link, traits = tables.resource_provider_traits, tables.traits
+    return (
+        select(link.c.resource_provider_id)
+        .join(traits, traits.c.id == link.c.trait_id)
+        .where(link.c.resource_provider_id == _RP.c.id, traits.c.name == name)
+        .exists()
+    )
+
+
+def read_world(conn: Connection) -> World:
+    """Every provider tree whose root does not share via aggregate, in root id order."""
+    roots = conn.execute(
+        select(_RP.c.id, _RP.c.uuid, _RP.c.name, _with_trait(os_traits.COMPUTE_STATUS_DISABLED))
+        .where(
+            _RP.c.parent_provider_id.is_(None), ~_with_trait(os_traits.MISC_SHARES_VIA_AGGREGATE)
+        )
+        .order_by(_RP.c.id)
+    ).all()
+    rc, inv, alloc = tables.resource_classes, tables.inventories, tables.allocations
+    capacity: dict[int, dict[str, int]] = defaultdict(dict)
+    for root, name, total, reserved, ratio in conn.execute(
+        select(
+            _RP.c.root_provider_id, rc.c.name, inv.c.total, inv.c.reserved, inv.c.allocation_ratio
+        )
+        .join(_RP, _RP.c.id == inv.c.resource_provider_id)
+        .join(rc, rc.c.id == inv.c.resource_class_id)
+    ):
+        capacity[root][name] = capacity[root].get(name, 0) + int((total - reserved) * ratio)
+    held: dict[int, dict[str, dict[str, int]]] = defaultdict(dict)
+    usage: dict[int, dict[str, int]] = defaultdict(dict)
+    for root, consumer, name, used in conn.execute(
+        select(_RP.c.root_provider_id, alloc.c.consumer_id, rc.c.name, func.sum(alloc.c.used))
+        .join(_RP, _RP.c.id == alloc.c.resource_provider_id)
+        .join(rc, rc.c.id == alloc.c.resource_class_id)
+        .group_by(_RP.c.root_provider_id, alloc.c.consumer_id, rc.c.name)
+        .order_by(_RP.c.root_provider_id, func.min(alloc.c.id), rc.c.name)
+    ):
+        held[root].setdefault(consumer, {})[name] = int(used)
+        usage[root][name] = usage[root].get(name, 0) + int(used)
+    return World(
+        tuple(
+            Node(
+                uuid=uuid,
+                name=name,
+                capacity=capacity[root],
+                usage=usage[root],
+                disabled=bool(disabled),
+                consumers=tuple(Consumer(c, amounts) for c, amounts in held[root].items()),
+            )
+            for root, uuid, name, disabled in roots
+        )
+    )

@@ -1,0 +1,68 @@
+"""Hand-written capacity snapshots, a hypothesis strategy of random ones, and the check
+that a plan's migrations fit all at once."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from hypothesis import strategies as st
+
+from placement.actionplans.solution import Solution
+from placement.actionplans.world import Consumer, Node, World
+
+
+def node(
+    name: str, capacity: int, *held: int, disabled: bool = False, memory: int | None = None
+) -> Node:
+    """A node ``name`` with ``capacity`` VCPU (and memory) holding consumers of ``held`` VCPU
+    each (and 256 MB per VCPU); consumers are named ``<name>-<i>``."""
+    consumers = tuple(
+        Consumer(f"{name}-{i}", {"VCPU": vcpu, "MEMORY_MB": 256 * vcpu})
+        for i, vcpu in enumerate(held)
+    )
+    return Node(
+        uuid=f"uuid-{name}",
+        name=name,
+        capacity={"VCPU": capacity, "MEMORY_MB": memory if memory is not None else 256 * capacity},
+        usage={"VCPU": sum(held), "MEMORY_MB": 256 * sum(held)},
+        disabled=disabled,
+        consumers=consumers,
+    )
+
+
+def migrations(solution: Solution) -> list[dict]:
+    return [a.input_parameters for a in solution.actions if a.action_type == "migrate"]
+
+
+def assert_fits_at_once(world: World, solution: Solution) -> None:
+    """Moving every migrated consumer at the same time overcommits no destination,
+    each consumer moves once, and only to another enabled node."""
+    amounts = {c.uuid: (n, c.amounts) for n in world.nodes for c in n.consumers}
+    arriving: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    moved = [m["resource_id"] for m in migrations(solution)]
+    assert len(moved) == len(set(moved))
+    for move in migrations(solution):
+        source, held = amounts[move["resource_id"]]
+        destination = world.node(move["destination_node"])
+        assert destination is not None and not destination.disabled
+        assert destination.uuid != source.uuid and source.name == move["source_node"]
+        for rc, amount in held.items():
+            arriving[destination.name][rc] += amount
+    for name, incoming in arriving.items():
+        destination = world.node(name)
+        assert destination is not None
+        free = destination.free()
+        assert all(amount <= free.get(rc, 0) for rc, amount in incoming.items()), name
+
+
+@st.composite
+def worlds(draw: st.DrawFn) -> World:
+    """Two to seven nodes of 4 to 32 VCPU, some disabled, each holding what fits."""
+    nodes = []
+    for index in range(draw(st.integers(2, 7))):
+        capacity = draw(st.integers(4, 32))
+        held: list[int] = []
+        while draw(st.booleans()) and sum(held) < capacity:
+            held.append(draw(st.integers(1, capacity - sum(held))))
+        nodes.append(node(f"n{index}", capacity, *held, disabled=draw(st.booleans())))
+    return World(tuple(nodes))

@@ -1,0 +1,108 @@
+"""The built-in goals and strategies: upstream's names, order, specs and planners."""
+
+import json
+
+from placement.actionplans import catalog
+from placement.actionplans.planners import PLANNERS
+
+
+def test_the_ten_goals_in_entry_point_order():
+    assert [(g.name, g.display_name) for g in catalog.GOALS] == [
+        ("airflow_optimization", "Airflow Optimization"),
+        ("cluster_maintaining", "Cluster Maintaining"),
+        ("dummy", "Dummy goal"),
+        ("hardware_maintenance", "Hardware Maintenance"),
+        ("noisy_neighbor", "Noisy Neighbor"),
+        ("saving_energy", "Saving Energy"),
+        ("server_consolidation", "Server Consolidation"),
+        ("thermal_optimization", "Thermal Optimization"),
+        ("unclassified", "Unclassified"),
+        ("workload_balancing", "Workload Balancing"),
+    ]
+
+
+def test_server_consolidation_efficacy_specification():
+    spec = catalog.GOALS_BY_NAME["server_consolidation"].efficacy_specification
+    assert list(spec) == [
+        {
+            "name": "compute_nodes_count",
+            "description": "The total number of enabled compute nodes.",
+            "unit": None,
+            "schema": '{"type": "integer", "minimum": 0}',
+        },
+        {
+            "name": "released_compute_nodes_count",
+            "description": "The number of compute nodes to be released.",
+            "unit": None,
+            "schema": '{"type": "integer", "minimum": 0}',
+        },
+        {
+            "name": "instance_migrations_count",
+            "description": "The number of VM migrations to be performed.",
+            "unit": None,
+            "schema": '{"type": "integer", "minimum": 0}',
+        },
+    ]
+
+
+def test_goals_in_scope_without_indicators():
+    for name in ("dummy", "unclassified", "cluster_maintaining"):
+        assert catalog.GOALS_BY_NAME[name].efficacy_specification == ()
+
+
+def test_every_indicator_schema_is_json_text():
+    for goal in catalog.GOALS:
+        for entry in goal.efficacy_specification:
+            assert set(entry) == {"name", "description", "unit", "schema"}
+            assert json.loads(entry["schema"])["minimum"] == 0
+
+
+def test_strategies_we_run_in_entry_point_order():
+    assert [(s.name, s.display_name, s.goal, s.planner) for s in catalog.STRATEGIES] == [
+        ("actuator", "Actuator", "unclassified", None),
+        ("dummy", "Dummy strategy", "dummy", "weight"),
+        ("host_maintenance", "Host Maintenance Strategy", "cluster_maintaining", "weight"),
+        (
+            "node_resource_consolidation",
+            "Node Resource Consolidation strategy",
+            "server_consolidation",
+            "node_resource_consolidation",
+        ),
+    ]
+    for strategy in catalog.STRATEGIES:
+        assert strategy.goal in catalog.GOALS_BY_NAME
+        assert strategy.planner is None or strategy.planner in PLANNERS
+
+
+def test_dummy_parameters_spec_is_upstreams():
+    # the JSON WATCHER_API.md section 4.2 says the API returns
+    upstream = json.loads(
+        '{"properties": {'
+        '"para1": {"description": "number parameter example", "type": "number", '
+        '"default": 3.2, "minimum": 1.0, "maximum": 10.2}, '
+        '"para2": {"description": "string parameter example", "type": "string", '
+        '"default": "hello"}}}'
+    )
+    assert catalog.STRATEGIES_BY_NAME["dummy"].parameters_spec == upstream
+
+
+def test_actuator_spec_is_upstreams_plus_the_planner_choice():
+    spec = catalog.STRATEGIES_BY_NAME["actuator"].parameters_spec
+    assert spec["required"] == ["actions"]
+    assert spec["properties"]["planner"] == {"type": "string", "enum": sorted(PLANNERS)}
+    item = spec["properties"]["actions"]["items"]
+    assert set(item["properties"]) == {"action_type", "resource_id", "input_parameters"}
+    assert item["properties"]["input_parameters"]["properties"] == {}
+
+
+def test_specs_that_need_a_maintenance_node_or_choose_hosts():
+    host_maintenance = catalog.STRATEGIES_BY_NAME["host_maintenance"].parameters_spec
+    assert host_maintenance["required"] == ["maintenance_node"]
+    assert list(host_maintenance["properties"]) == [
+        "maintenance_node",
+        "backup_node",
+        "disable_live_migration",
+        "disable_cold_migration",
+    ]
+    consolidation = catalog.STRATEGIES_BY_NAME["node_resource_consolidation"].parameters_spec
+    assert consolidation["properties"]["host_choice"]["default"] == "auto"

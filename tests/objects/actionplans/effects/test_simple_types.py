@@ -1,0 +1,67 @@
+"""nop and sleep, and the entry points that register every built-in type."""
+
+from __future__ import annotations
+
+import threading
+import time
+from importlib.metadata import entry_points
+
+import pytest
+
+from placement.actionplans.action_types import KNOWN_TYPES
+from placement.objects.actionplans.effects.base import ActionType, RunEnv, is_blocking
+from placement.objects.actionplans.effects.nop import NOP
+from placement.objects.actionplans.effects.sleep import SLEEP
+
+GROUP = "placement.actionplans.action_types"
+
+
+@pytest.mark.parametrize(
+    "switch,state,message",
+    [
+        (None, "SUCCEEDED", None),
+        (
+            "skip_pre_condition",
+            "SKIPPED",
+            "Action was skipped automatically: Skipped in pre_condition",
+        ),
+        ("fail_pre_condition", "FAILED", "Action failed in pre_condition: Failed in pre_condition"),
+        ("fail_execute", "FAILED", "Action failed in execute: Failed in execute"),
+        (
+            "fail_post_condition",
+            "FAILED",
+            "Action failed in post_condition: Failed in post_condition",
+        ),
+    ],
+)
+def test_nop_switches(cloud, switch, state, message):
+    params = {"message": "hello"} | ({switch: True} if switch else {})
+    outcome = cloud.run(NOP, params)
+    assert (outcome.state, outcome.message) == (state, message)
+
+
+def test_sleep_waits_outside_a_transaction_until_cancelled(cloud):
+    assert is_blocking(SLEEP) and not is_blocking(NOP)
+    env = RunEnv(cloud.conf, cloud.engine, threading.Event())
+    started = time.monotonic()
+    assert SLEEP.run(None, {"duration": 0.2}, env).state == "SUCCEEDED"
+    assert time.monotonic() - started >= 0.2
+    threading.Timer(0.1, env.cancelled.set).start()
+    started = time.monotonic()
+    assert SLEEP.run(None, {"duration": 60}, env).state == "SUCCEEDED"
+    assert time.monotonic() - started < 5
+
+
+def test_types_inside_a_transaction_refuse_to_run_without_one(cloud):
+    with pytest.raises(TypeError, match="^action type nop runs inside a transaction$"):
+        NOP.run(None, {"message": None}, cloud.env)
+
+
+def test_every_built_in_type_is_an_entry_point():
+    found = {ep.name: ep.load() for ep in entry_points(group=GROUP)}
+    assert set(found) >= set(KNOWN_TYPES)
+    for name in KNOWN_TYPES:
+        action_type = found[name]
+        assert isinstance(action_type, ActionType)
+        assert action_type.name == name
+        assert action_type.schema == KNOWN_TYPES[name].input_schema

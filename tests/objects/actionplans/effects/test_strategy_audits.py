@@ -1,0 +1,94 @@
+"""Capacity strategies through audit creation: the snapshot read from our tables, plans
+stored with explicit destinations, refusals storing nothing, and the plan then applied."""
+
+from __future__ import annotations
+
+import os_traits
+import pytest
+
+from placement.actionplans import errors
+from placement.actionplans.planners import PlannerOptions
+from placement.db import reader
+from placement.objects.actionplans import actions, audits, paging, plans
+from placement.objects.actionplans.effects.migrate import MIGRATE
+from placement.objects.actionplans.effects.service_state import CHANGE_NOVA_SERVICE_STATE
+from placement.objects.actionplans.world import read_world
+
+
+def _audit(cloud, strategy: str, parameters: dict) -> dict:
+    goal = "cluster_maintaining" if strategy == "host_maintenance" else "server_consolidation"
+    fields = {"goal": goal, "strategy": strategy, "audit_type": "ONESHOT", "parameters": parameters}
+    return audits.create_audit(cloud.engine, PlannerOptions(), fields)
+
+
+def _actions(cloud, audit: dict) -> list[dict]:
+    with reader(cloud.engine) as conn:
+        (plan,) = plans.list_plans(conn, paging.Page(), audit_uuid=audit["uuid"])
+        return actions.list_actions(conn, paging.Page(), action_plan_uuid=plan["uuid"])
+
+
+def _audit_count(cloud) -> int:
+    with reader(cloud.engine) as conn:
+        return len(audits.list_audits(conn, paging.Page()))
+
+
+def test_world_reads_trees_capacity_usage_and_disabled(cloud):
+    node = cloud.node("h1", VCPU={"total": 8, "reserved": 2, "allocation_ratio": 2.0})
+    gpu = cloud.node("h1-gpu", parent=node, VGPU=4)
+    off = cloud.node("h2", VCPU=4)
+    cloud.add_traits(off, os_traits.COMPUTE_STATUS_DISABLED)
+    pool = cloud.node("pool", DISK_GB=100)
+    cloud.add_traits(pool, os_traits.MISC_SHARES_VIA_AGGREGATE)
+    vm = cloud.claim({node.uuid: {"VCPU": 3}, gpu.uuid: {"VGPU": 1}, pool.uuid: {"DISK_GB": 5}})
+    with reader(cloud.engine) as conn:
+        world = read_world(conn)
+    assert [n.name for n in world.nodes] == ["h1", "h2"]
+    h1, h2 = world.nodes
+    assert h1.capacity == {"VCPU": 12, "VGPU": 4}
+    assert h1.usage == {"VCPU": 3, "VGPU": 1}
+    assert [(c.uuid, dict(c.amounts)) for c in h1.consumers] == [(vm, {"VCPU": 3, "VGPU": 1})]
+    assert (h1.disabled, h2.disabled) == (False, True)
+
+
+def test_host_maintenance_plan_is_stored_and_applies(cloud):
+    h1 = cloud.node("h1", VCPU=16)
+    h2 = cloud.node("h2", VCPU=4)
+    h3 = cloud.node("h3", VCPU=4)
+    vms = [cloud.claim({h1.uuid: {"VCPU": n}}) for n in (3, 3, 1)]
+    audit = _audit(cloud, "host_maintenance", {"maintenance_node": "h1"})
+    stored = _actions(cloud, audit)
+    assert [a["action_type"] for a in stored] == ["change_nova_service_state"] + ["migrate"] * 3
+    for action in stored:
+        kind = CHANGE_NOVA_SERVICE_STATE if action["action_type"] != "migrate" else MIGRATE
+        assert cloud.run(kind, action["input_parameters"]).state == "SUCCEEDED"
+    assert os_traits.COMPUTE_STATUS_DISABLED in cloud.traits(h1)
+    assert all(set(cloud.held(vm)) <= {h2.uuid, h3.uuid} for vm in vms)
+    assert cloud.usage(h1) == {"VCPU": 0}
+    cloud.consistent()
+
+
+def test_unplaceable_consumers_fail_the_audit_and_store_nothing(cloud):
+    h1 = cloud.node("h1", VCPU=16)
+    cloud.node("h2", VCPU=4)
+    big = cloud.claim({h1.uuid: {"VCPU": 8}})
+    before = _audit_count(cloud)
+    with pytest.raises(errors.ConsumersCannotBePlaced, match=big):
+        _audit(cloud, "host_maintenance", {"maintenance_node": "h1"})
+    with pytest.raises(errors.NodeNotFound):
+        _audit(cloud, "host_maintenance", {"maintenance_node": "ghost"})
+    assert _audit_count(cloud) == before
+
+
+def test_consolidation_plan_is_stored_with_efficacy(cloud):
+    h1 = cloud.node("h1", VCPU=8)
+    h2 = cloud.node("h2", VCPU=8)
+    cloud.claim({h1.uuid: {"VCPU": 2}})
+    cloud.claim({h2.uuid: {"VCPU": 4}})
+    audit = _audit(cloud, "node_resource_consolidation", {"host_choice": "specify"})
+    stored = _actions(cloud, audit)
+    assert [a["action_type"] for a in stored] == ["change_nova_service_state", "migrate"]
+    assert stored[1]["input_parameters"]["destination_node"] == "h2"
+    assert stored[1]["parents"] == [stored[0]["uuid"]]
+    with reader(cloud.engine) as conn:
+        (plan,) = plans.list_plans(conn, paging.Page(), audit_uuid=audit["uuid"])
+    assert plan["global_efficacy"][0]["value"] == 50

@@ -1,0 +1,124 @@
+"""The goal and strategy rows: written at start-up, idempotent, race-safe, addressable."""
+
+from __future__ import annotations
+
+import pytest
+import sqlalchemy as sa
+
+from placement.actionplans import catalog as specs
+from placement.actionplans.errors import Invalid, NotFound
+from placement.db import actionplan_tables as t
+from placement.db import engine_from_url
+from placement.objects.actionplans import catalog, goals, strategies
+from placement.objects.actionplans.paging import Page
+from tests import rig
+
+
+def test_start_up_wrote_the_catalog_in_its_order(store):
+    listed = store.read(goals.list_goals, Page())
+    assert [goal["name"] for goal in listed] == [goal.name for goal in specs.GOALS]
+    assert [goal["id"] for goal in listed] == sorted(goal["id"] for goal in listed)
+    assert listed[0]["efficacy_specification"] == list(specs.GOALS[0].efficacy_specification)
+    listed = store.read(strategies.list_strategies, Page())
+    assert [(s["name"], s["goal_name"]) for s in listed] == [
+        (s.name, s.goal) for s in specs.STRATEGIES
+    ]
+    actuator = store.read(strategies.get_strategy, "actuator")
+    assert actuator["parameters_spec"] == specs.STRATEGIES_BY_NAME["actuator"].parameters_spec
+
+
+def test_sync_again_changes_nothing_and_repairs_stale_rows(store):
+    before = store.read(goals.list_goals, Page())
+    with store.engine.begin() as conn:
+        conn.execute(
+            t.goals.update().where(t.goals.c.name == "dummy").values(display_name="changed")
+        )
+    catalog.sync_catalog(store.engine)
+    catalog.sync_catalog(store.engine)
+    after = store.read(goals.list_goals, Page())
+    assert [goal.pop("updated_at") is not None for goal in after] == [
+        goal.pop("updated_at") is not None or goal["name"] == "dummy" for goal in before
+    ]
+    assert after == before
+
+
+@pytest.mark.parametrize("backend", rig.backends())
+def test_concurrent_syncs_write_each_row_once(backend):
+    with rig.migrated_database(backend) as url:
+        engine = engine_from_url(url)
+        try:
+            results = rig.run_together(4, lambda _i: catalog.sync_catalog(engine))
+            assert results == [None] * 4
+            with engine.connect() as conn:
+                names = conn.execute(sa.select(t.goals.c.name)).scalars().all()
+                strategy_names = conn.execute(sa.select(t.strategies.c.name)).scalars().all()
+        finally:
+            engine.dispose()
+    assert sorted(names) == sorted(goal.name for goal in specs.GOALS)
+    assert sorted(strategy_names) == sorted(s.name for s in specs.STRATEGIES)
+
+
+def test_goal_by_id_uuid_or_name(store):
+    dummy = store.read(goals.get_goal, "dummy")
+    assert store.read(goals.get_goal, str(dummy["id"])) == dummy
+    assert store.read(goals.get_goal, dummy["uuid"]) == dummy
+    assert store.read(goals.get_goal, dummy["uuid"].upper()) == dummy
+    assert store.read(goals.get_goal, dummy["uuid"].replace("-", "")) == dummy
+    with pytest.raises(NotFound, match="^Goal nosuch could not be found$"):
+        store.read(goals.get_goal, "nosuch")
+    for missing in ("99999", "9" * 30, "-1"):
+        with pytest.raises(NotFound):
+            store.read(goals.get_goal, missing)
+
+
+def test_strategies_filtered_by_goal_uuid_or_name(store):
+    goal = store.read(goals.get_goal, "unclassified")
+    by_name = store.read(strategies.list_strategies, Page(), goal="unclassified")
+    assert [s["name"] for s in by_name] == ["actuator"]
+    assert store.read(strategies.list_strategies, Page(), goal=goal["uuid"]) == by_name
+    assert store.read(strategies.list_strategies, Page(), goal="nosuch") == []
+    with pytest.raises(NotFound, match="^Strategy nosuch could not be found$"):
+        store.read(strategies.get_strategy, "nosuch")
+
+
+def test_pages_follow_markers_in_every_order(store):
+    for key in ("id", "name", "display_name", "goal_name", "goal_uuid", "uuid"):
+        for direction in ("asc", "desc"):
+            whole = store.read(strategies.list_strategies, Page(sort_key=key, sort_dir=direction))
+            values = [s[key] for s in whole]
+            assert values == sorted(values, reverse=direction == "desc")
+            pages, marker = [], None
+            while True:
+                page = Page(limit=1, marker=marker, sort_key=key, sort_dir=direction)
+                got = store.read(strategies.list_strategies, page)
+                if not got:
+                    break
+                pages.extend(got)
+                marker = got[-1]["uuid"]
+            assert pages == whole
+
+
+@pytest.mark.parametrize(
+    ("page", "message"),
+    [
+        (Page(sort_key="bogus"), "Invalid sort key: bogus"),
+        (Page(sort_key="parameters_spec"), "Invalid sort key: parameters_spec"),
+        (
+            Page(sort_dir="up"),
+            "Invalid sort direction: up. Acceptable values are 'asc' or 'desc'",
+        ),
+        (Page(limit=0), "Limit must be positive"),
+    ],
+)
+def test_bad_pages_are_refused(store, page, message):
+    with pytest.raises(Invalid) as caught:
+        store.read(strategies.list_strategies, page)
+    assert str(caught.value) == message
+
+
+def test_unknown_marker_is_not_found(store):
+    marker = "6f1c3e5a-7c43-4a52-9a36-0d2f0b9b1e11"
+    with pytest.raises(NotFound, match=f"^Goal {marker} could not be found$"):
+        store.read(goals.list_goals, Page(marker=marker))
+    with pytest.raises(NotFound, match="^Strategy dummy could not be found$"):
+        store.read(strategies.list_strategies, Page(marker="dummy"))

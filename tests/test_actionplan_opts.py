@@ -1,0 +1,65 @@
+"""Action-plan options: upstream's groups, integer weights, planner options built from them."""
+
+import pytest
+
+from placement import actionplan_opts, conf
+from placement.actionplans.planners import PlannerOptions
+
+
+def _load(tmp_path, text):
+    path = tmp_path / "placement.conf"
+    path.write_text(text)
+    return conf.load(["--config-file", str(path)])
+
+
+def test_defaults_give_upstreams_planner_options():
+    loaded = conf.load([], default_config_files=[])
+    assert actionplan_opts.planner_options(loaded) == PlannerOptions()
+    assert loaded.api.max_limit == 1000
+    assert loaded["watcher_workflow_engines.taskflow"].max_workers >= 1
+
+
+def test_configured_dicts_replace_the_defaults_whole(tmp_path):
+    loaded = _load(
+        tmp_path,
+        "[watcher_planner]\nplanner = workload_stabilization\n"
+        "[watcher_planners.weight]\nweights = nop:9, sleep:70\nparallelization = sleep:3\n"
+        "[watcher_planners.workload_stabilization]\nweights = migrate:1,resize:2\n",
+    )
+    assert actionplan_opts.planner_options(loaded) == PlannerOptions(
+        weight_weights={"nop": 9, "sleep": 70},
+        weight_parallelization={"sleep": 3},
+        stabilization_weights={"migrate": 1, "resize": 2},
+        default_planner="workload_stabilization",
+    )
+
+
+@pytest.mark.parametrize(
+    "text, named",
+    [
+        ("[watcher_planners.weight]\nweights = nop:seventy\n", "[watcher_planners.weight] weights"),
+        (
+            "[watcher_planners.weight]\nparallelization = nop:1.5\n",
+            "[watcher_planners.weight] parallelization",
+        ),
+        (
+            "[watcher_planners.workload_stabilization]\nweights = nop\n",
+            "[watcher_planners.workload_stabilization] weights",
+        ),
+        ("[watcher_planner]\nplanner = fastest\n", "[watcher_planner] planner"),
+        (
+            "[watcher_workflow_engines.taskflow]\nmax_workers = 0\n",
+            "[watcher_workflow_engines.taskflow] max_workers",
+        ),
+        ("[api]\nmax_limit = lots\n", "[api] max_limit"),
+    ],
+)
+def test_malformed_value_stops_loading_naming_the_option(tmp_path, text, named):
+    with pytest.raises(conf.ConfigError, match=named.replace("[", r"\[").replace("]", r"\]")):
+        _load(tmp_path, text)
+
+
+def test_sample_config_lists_the_groups():
+    listed = dict(conf.list_opts())
+    assert {opt.name for opt in listed["watcher_planners.weight"]} == {"weights", "parallelization"}
+    assert "max_limit" in {opt.name for opt in listed["api"]}
