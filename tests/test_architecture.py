@@ -6,6 +6,9 @@ name types and are skipped. A module follows the rule of the longest package
 path in :data:`RULES` that contains it. The checker is tried first on a small
 made-up package that breaks each kind of rule, so a checker that silently
 passes everything would fail here.
+
+The same reading checks the rule of ``tests/``: no module imports a ``test_*``
+module or a ``conftest``; shared helpers live in fixture modules.
 """
 
 from __future__ import annotations
@@ -214,12 +217,29 @@ def _dotted(path: pathlib.Path) -> tuple[str, bool]:
     return ".".join(parts), is_package
 
 
-def package_modules() -> list[Module]:
+def modules_under(directory: pathlib.Path) -> list[Module]:
     modules = []
-    for path in sorted(PACKAGE.rglob("*.py")):
+    for path in sorted(directory.rglob("*.py")):
         name, is_package = _dotted(path)
         modules.append(Module(name, is_package, path.read_text(encoding="utf-8")))
     return modules
+
+
+def _is_test_or_conftest(name: str) -> bool:
+    last = name.rsplit(".", 1)[-1]
+    return last.startswith("test_") or last == "conftest"
+
+
+def shared_from_tests(modules: list[Module]) -> list[str]:
+    """Imports of a ``test_*`` module or a ``conftest`` by another module:
+    what tests share belongs in a fixture module (``tests/rig.py`` and kin)."""
+    known = {m.name for m in modules}
+    return [
+        f"{module.name} imports {name}"
+        for module in modules
+        for name in sorted(imported_names(module, known))
+        if name in known and _is_test_or_conftest(name) and name != module.name
+    ]
 
 
 # --- the checker can fail ----------------------------------------------------
@@ -267,7 +287,30 @@ def test_relative_imports_resolve_against_the_package() -> None:
 
 
 def test_every_module_follows_the_import_rules() -> None:
-    assert violations(package_modules(), RULES) == []
+    assert violations(modules_under(PACKAGE), RULES) == []
+
+
+def test_the_shared_import_check_reports_test_and_conftest_imports() -> None:
+    modules = [
+        Module("tests.area.conftest", False, "def helper(): pass\n"),
+        Module("tests.area.test_one", False, "def test_x(): pass\n"),
+        Module("tests.area.helpers", False, "def shared(): pass\n"),
+        Module(
+            "tests.area.test_two",
+            False,
+            "from tests.area.conftest import helper\n"
+            "from tests.area.test_one import test_x\n"
+            "from tests.area.helpers import shared\n",
+        ),
+    ]
+    assert shared_from_tests(modules) == [
+        "tests.area.test_two imports tests.area.conftest",
+        "tests.area.test_two imports tests.area.test_one",
+    ]
+
+
+def test_tests_share_helpers_through_fixture_modules_only() -> None:
+    assert shared_from_tests(modules_under(ROOT / "tests")) == []
 
 
 @pytest.mark.parametrize("package", sorted(RULES))
