@@ -3,13 +3,18 @@
 With no configuration this is the embedded default: SQLite in the user's
 data directory, ``noauth2``, listening on 127.0.0.1:8778. Because noauth2
 trusts any token, binding a non-loopback address in that mode needs
-``--allow-insecure-bind``.
+``--allow-insecure-bind``. The embedded default also runs one
+``placement-applier`` beside the server (a child process reading the same
+configuration, stopped with the server), so a started action plan is applied
+with nothing else running; ``--applier`` / ``--no-applier`` override that.
 """
 
 from __future__ import annotations
 
 import argparse
 import ipaddress
+import os
+import subprocess
 import sys
 from collections.abc import Callable, Iterable
 
@@ -54,7 +59,36 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
         action="store_true",
         help="allow a non-loopback address while auth is noauth2",
     )
+    parser.add_argument(
+        "--applier",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="run a placement-applier beside the server (default: only when embedded)",
+    )
     return parser.parse_known_args(argv)
+
+
+def _start_applier(config_args: list[str]) -> subprocess.Popen:
+    """A ``placement-applier`` child that reads our configuration and exits when we do."""
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "placement.cmd.applier",
+            *config_args,
+            "--parent-pid",
+            str(os.getpid()),
+        ]
+    )
+
+
+def _stop_applier(applier: subprocess.Popen) -> None:
+    applier.terminate()
+    try:
+        applier.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        applier.kill()
+        applier.wait()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -73,6 +107,18 @@ def main(argv: list[str] | None = None) -> int:
     except placement_conf.ConfigError as exc:
         print(f"placement-api: {exc}", file=sys.stderr)
         return 2
+    run_applier = placement_conf.is_embedded(conf) if args.applier is None else args.applier
+    applier = _start_applier(rest) if run_applier else None
+    master = os.getpid()
+    try:
+        _serve(conf, args)
+    finally:
+        if applier is not None and os.getpid() == master:  # not in a forked worker
+            _stop_applier(applier)
+    return 0
+
+
+def _serve(conf, args: argparse.Namespace) -> None:
     _Server(
         conf,
         {
@@ -83,7 +129,6 @@ def main(argv: list[str] | None = None) -> int:
             "control_socket_disable": True,
         },
     ).run()
-    return 0
 
 
 if __name__ == "__main__":

@@ -27,8 +27,8 @@ from sqlalchemy import delete, insert, select, update
 from placement.actionplans.planners import PlannerOptions
 from placement.db import actionplan_tables as t
 from placement.db import engine as db_engine
-from placement.objects.actionplans import audits, catalog, paging, plans
 from placement.db.transaction import reader
+from placement.objects.actionplans import audits, catalog, paging, plans
 from tests import rig
 
 PLUGIN = Path(__file__).parent / "plugin"

@@ -40,7 +40,9 @@ class Recorded:
     name = "recorded"
     schema: dict[str, Any] = {"type": "object"}
 
-    def run(self, conn: Connection | None, params: dict[str, Any], env: base.RunEnv) -> base.Outcome:
+    def run(
+        self, conn: Connection | None, params: dict[str, Any], env: base.RunEnv
+    ) -> base.Outcome:
         assert conn is not None
         outcome = _OUTCOMES[params.get("outcome", "SUCCEEDED")]()
         if outcome.state == base.SUCCEEDED:
@@ -56,7 +58,9 @@ class Wait:
     schema: dict[str, Any] = {"type": "object"}
     blocking = True
 
-    def run(self, conn: Connection | None, params: dict[str, Any], env: base.RunEnv) -> base.Outcome:
+    def run(
+        self, conn: Connection | None, params: dict[str, Any], env: base.RunEnv
+    ) -> base.Outcome:
         env.cancelled.wait(params["seconds"])
         return base.succeeded()
 
