@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _serve(conf, args: argparse.Namespace) -> None:
+def _serve(conf: cfg.ConfigOpts, args: argparse.Namespace) -> None:
     _Server(
         conf,
         {
