@@ -87,13 +87,19 @@ class PlanRun:
                 done, _ = futures.wait(
                     running, timeout=self.poll_interval, return_when=futures.FIRST_COMPLETED
                 )
+                unrecorded = False
                 for future in done:
                     uuid = running.pop(future)
                     final_state = future.result()
                     if final_state is None:
-                        self.lost.set()
+                        unrecorded = True
                     else:
                         steps = execution.apply(steps, {uuid: final_state})
+                if unrecorded:
+                    # A run could not record its end: shutting down, taken over (the
+                    # next poll says so), or a commit whose answer the network lost
+                    # (the row says what happened): the database is the truth.
+                    rows, steps = self._load()
 
     def _load(self) -> tuple[dict[str, dict[str, Any]], list[execution.Step]]:
         """The plan's actions by uuid, and as steps in plan order."""
@@ -176,8 +182,7 @@ class PlanRun:
             ),
             "finishing the plan",
         )
-        if not recorded:
-            self.lost.set()
+        if not recorded:  # cancelled meanwhile, or not ours: the next poll says which
             return None
         LOG.info("Action plan %s finished: %s", self.plan["uuid"], outcome.state)
         return outcome.state

@@ -7,11 +7,13 @@ Reads ``placement.conf`` like ``placement-manage``. Any number of appliers may
 run against one database; each plan is executed by one of them. SIGTERM or
 SIGINT stops it cleanly: running actions finish, a running ``sleep`` is cut
 short and its plan is released to the next applier. ``--once`` executes what
-is waiting and exits (for tests and operators).
+is waiting and exits (for tests and operators). SIGUSR1 prints every thread's
+stack to stderr.
 """
 
 from __future__ import annotations
 
+import faulthandler
 import logging
 import os
 import signal
@@ -97,6 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    faulthandler.register(signal.SIGUSR1, all_threads=True)  # stacks to stderr, for a hang
     if conf.parent_pid:
         threading.Thread(
             target=_watch_parent, args=(conf.parent_pid, applier.stop), daemon=True

@@ -180,15 +180,23 @@ class Rig:
                 process.wait()
 
 
-def eventually(check: Callable[[], Any], timeout: float = 60.0, every: float = 0.05) -> Any:
-    """Poll ``check()`` until it returns something truthy; fail after ``timeout``."""
+def eventually(
+    check: Callable[[], Any],
+    timeout: float = 60.0,
+    every: float = 0.05,
+    explain: Callable[[], str] = lambda: "",
+) -> Any:
+    """Poll ``check()`` until it returns something truthy; fail after ``timeout``.
+
+    ``explain()`` adds to the failure message (e.g. the tail of an applier's log).
+    """
     deadline = time.monotonic() + timeout
     while True:
         value = check()
         if value:
             return value
         if time.monotonic() > deadline:
-            pytest.fail(f"condition not met within {timeout} s")
+            pytest.fail(f"condition not met within {timeout} s\n{explain()}")
         time.sleep(every)
 
 

@@ -240,13 +240,16 @@ def finish_plan(
     message: str | None,
     cancel_pending: bool = False,
 ) -> bool:
-    """Record the plan's final state (ends the lease); False when it is no longer ours.
+    """Record the plan's final state (ends the lease); False when that is not ours to do.
 
-    ``cancel_pending`` also turns its PENDING actions CANCELLED, in the same
-    transaction (the end of a user's cancel). Opens its own write transaction.
+    The plan must be ours and still CANCELLING when ``cancel_pending`` (the end
+    of a user's cancel, which also turns its PENDING actions CANCELLED in the
+    same transaction), ONGOING otherwise: a cancel that arrived since the
+    caller decided wins. Opens its own write transaction.
     """
+    expected = states.CANCELLING if cancel_pending else states.ONGOING
     with writer(engine) as conn:
-        if not _lock_owned(conn, plan_id, applier_id, OWNED_STATES):
+        if not _lock_owned(conn, plan_id, applier_id, (expected,)):
             return False
         if cancel_pending:
             conn.execute(

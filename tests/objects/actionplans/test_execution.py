@@ -95,6 +95,7 @@ def test_only_the_current_run_may_record_its_end(store: Store):
     execution.claim_next(store.engine, "new", LEASE)
     current = execution.start_action(store.engine, plan["id"], action_id, "new")
     assert (stale, current) == (1, 2)
+    assert stale is not None and current is not None
     with pytest.raises(execution.LostRun), writer(store.engine) as conn:
         execution.finish_action(conn, action_id, stale, states.SUCCEEDED, None)
     assert execution.plan_actions(store.engine, plan["id"])[0]["state"] == states.ONGOING
@@ -135,6 +136,12 @@ def test_cancelling_actions_and_finishing_the_plan(store: Store):
     execution.start_action(store.engine, plan["id"], actions[0]["id"], "me")
     ids = {action["id"]: f"m{action['id']}" for action in actions[:2]}
     assert execution.cancel_actions(store.engine, plan["id"], "me", ids) == [actions[1]["id"]]
+    # The end of a cancel needs a CANCELLING plan; any other end needs an ONGOING one.
+    assert not execution.finish_plan(
+        store.engine, plan["id"], "me", states.CANCELLED, None, cancel_pending=True
+    )
+    plans.update_state(store.engine, plan["uuid"], states.CANCELLING)
+    assert not execution.finish_plan(store.engine, plan["id"], "me", states.SUCCEEDED, None)
     assert execution.finish_plan(
         store.engine, plan["id"], "me", states.CANCELLED, None, cancel_pending=True
     )

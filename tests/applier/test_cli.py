@@ -1,0 +1,43 @@
+"""``placement-applier`` as a command: configuration, schema check, an idle ``--once``."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests import rig
+from tests.applier.conftest import Rig
+
+
+def _applier(*args: str, home: Path) -> subprocess.CompletedProcess:
+    """Run the command; an embedded database would go under ``home``, never the user's."""
+    return subprocess.run(
+        [sys.executable, "-m", "placement.cmd.applier", *args],
+        env=dict(os.environ, XDG_DATA_HOME=str(home)),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_an_unsynced_database_is_refused_with_what_to_do(tmp_path: Path):
+    with rig.fresh_database("sqlite") as url:
+        conf = tmp_path / "placement.conf"
+        conf.write_text(f"[placement_database]\nconnection = {url}\n")
+        result = _applier("--config-file", str(conf), "--once", home=tmp_path)
+    assert result.returncode == 1
+    assert "run 'placement-manage db sync'" in result.stderr
+
+
+def test_a_bad_option_is_refused(tmp_path: Path):
+    result = _applier("--lease-seconds", "0", home=tmp_path)
+    assert result.returncode == 1
+    assert "lease_seconds" in result.stderr or "lease-seconds" in result.stderr
+
+
+def test_once_with_nothing_to_do_exits_at_once(applier_rig: Rig):
+    log = applier_rig.once()
+    assert "started" in log and "stopped" in log
+    assert "Claimed" not in log
