@@ -3,9 +3,12 @@
 
     python3 dev.py serve [placement-api options]   # the API on 127.0.0.1:8778
     python3 dev.py test [pytest options]           # the whole test suite
+    python3 dev.py lint                            # ruff check, ruff format --check, mypy
 
-Both create (or reuse) the project's virtual environment in ``.venv`` and
-install the project into it, again whenever ``pyproject.toml`` changes.
+Each creates (or reuses) the project's virtual environment in ``.venv`` and
+installs the project into it, again whenever ``pyproject.toml`` changes.
+``lint`` runs every check even after one fails, and exits non-zero if any
+found something; ruff's and mypy's settings are in ``pyproject.toml``.
 """
 
 from __future__ import annotations
@@ -49,12 +52,38 @@ def ensure_venv() -> None:
         handle.write(wanted)
 
 
+#: The checks of ``lint``, in order; paths and options come from pyproject.toml.
+LINT_CHECKS = (
+    ("ruff", "check", "."),
+    ("ruff", "format", "--check", "."),
+    ("mypy",),
+)
+
+
+def lint() -> int:
+    """Run every check of :data:`LINT_CHECKS`; 1 if any of them failed."""
+    failed = []
+    for tool, *args in LINT_CHECKS:
+        print(f"dev.py lint: {tool} {' '.join(args)}", file=sys.stderr, flush=True)
+        if subprocess.run([os.path.join(BIN, tool), *args], cwd=ROOT).returncode != 0:
+            failed.append(" ".join([tool, *args]))
+    if failed:
+        print(f"dev.py lint: failed: {'; '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in ("serve", "test"):
+    if not argv or argv[0] not in ("serve", "test", "lint"):
         print(__doc__, file=sys.stderr)
         return 2
     ensure_venv()
     command, rest = argv[0], argv[1:]
+    if command == "lint":
+        if rest:
+            print("dev.py lint takes no arguments", file=sys.stderr)
+            return 2
+        return lint()
     if command == "serve":
         args = [os.path.join(BIN, "placement-api"), *rest]
     else:

@@ -22,7 +22,7 @@ from placement import actionplan_opts, flavor_opts
 
 PROJECT = "placement"
 
-_default_opts = [
+_default_opts: list[cfg.Opt] = [
     cfg.BoolOpt("debug", default=False, help="Log at DEBUG level."),
     cfg.BoolOpt(
         "log_options",
@@ -39,7 +39,7 @@ _default_opts = [
     cfg.StrOpt("state_path", default="$pybasedir", help="Top-level state directory."),
 ]
 
-_api_opts = [
+_api_opts: list[cfg.Opt] = [
     cfg.StrOpt(
         "auth_strategy",
         default="keystone",
@@ -57,7 +57,7 @@ _api_opts = [
     ),
 ]
 
-_placement_opts = [
+_placement_opts: list[cfg.Opt] = [
     cfg.BoolOpt(
         "randomize_allocation_candidates",
         default=False,
@@ -95,7 +95,7 @@ _placement_opts = [
     ),
 ]
 
-_database_opts = [
+_database_opts: list[cfg.Opt] = [
     cfg.StrOpt(
         "connection", secret=True, help="SQLAlchemy URL of the database. Unset: embedded SQLite."
     ),
@@ -132,7 +132,7 @@ _database_opts = [
     ),
 ]
 
-_workarounds_opts = [
+_workarounds_opts: list[cfg.Opt] = [
     cfg.BoolOpt(
         "optimize_for_wide_provider_trees",
         default=False,
@@ -274,7 +274,8 @@ def database_url(conf: cfg.ConfigOpts) -> str:
 
 def auth_strategy(conf: cfg.ConfigOpts) -> str:
     """``[api] auth_strategy``, defaulting to noauth2 in embedded mode."""
-    explicitly_set = conf.get_location("auth_strategy", "api").location != cfg.Locations.opt_default
+    found = conf.get_location("auth_strategy", "api")
+    explicitly_set = found is not None and found.location != cfg.Locations.opt_default
     if is_embedded(conf) and not explicitly_set:
         return "noauth2"
     return conf.api.auth_strategy

@@ -149,7 +149,9 @@ class Client:
     def _call(self, environ: dict) -> Response:
         seen: dict = {}
 
-        def start_response(status, headers, exc_info=None):
+        def start_response(
+            status: str, headers: list[tuple[str, str]], exc_info: object = None
+        ) -> None:
             seen["status"], seen["headers"] = status, headers
 
         result = self._app(environ, start_response)

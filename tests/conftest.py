@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 import sqlalchemy
 
-from tests import rig
+from tests import apiclient, rig
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -36,3 +36,10 @@ def app(backend: str) -> Iterator:
 def engine(app) -> sqlalchemy.Engine:
     """The app's own engine, for calling the object layer directly."""
     return app.placement_engine
+
+
+@pytest.fixture(scope="module", params=rig.backends())
+def api(request: pytest.FixtureRequest) -> Iterator[apiclient.Api]:
+    """The service on a fresh database of each backend, shared by a test module."""
+    with rig.placement_app(request.param) as (app, conf):
+        yield apiclient.Api(app, conf, request.param)

@@ -16,14 +16,16 @@ import ipaddress
 import os
 import subprocess
 import sys
+from collections.abc import Callable, Iterable
 
 from gunicorn.app.base import BaseApplication
+from oslo_config import cfg
 
 from placement import conf as placement_conf
 
 
 class _Server(BaseApplication):
-    def __init__(self, conf, options: dict) -> None:
+    def __init__(self, conf: cfg.ConfigOpts, options: dict) -> None:
         self.conf = conf
         self.options = options
         super().__init__()
@@ -32,7 +34,7 @@ class _Server(BaseApplication):
         for key, value in self.options.items():
             self.cfg.set(key, value)
 
-    def load(self):
+    def load(self) -> Callable[..., Iterable[bytes]]:  # gunicorn's WSGI app type
         from placement.wsgi import create_app
 
         return create_app(self.conf)
@@ -116,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _serve(conf, args: argparse.Namespace) -> None:
+def _serve(conf: cfg.ConfigOpts, args: argparse.Namespace) -> None:
     _Server(
         conf,
         {

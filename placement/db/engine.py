@@ -69,13 +69,13 @@ def create_engine(conf: Any, url: str | None = None) -> Engine:
     so a process started before its database fails late rather than never.
     """
     opts = conf.placement_database
-    url = url or opts.connection
-    if not url:
+    configured = url or opts.connection
+    if not configured:
         raise ValueError("no database configured: set [placement_database] connection")
-    url = add_connection_parameters(url, opts.connection_parameters)
+    full_url = add_connection_parameters(configured, opts.connection_parameters)
     debug = opts.connection_debug or 0
     engine = engine_from_url(
-        url,
+        full_url,
         sqlite_synchronous=opts.sqlite_synchronous,
         mysql_sql_mode=opts.mysql_sql_mode,
         pool_size=opts.max_pool_size,

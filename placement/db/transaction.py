@@ -102,7 +102,7 @@ def is_retryable_db_error(exc: BaseException) -> bool:
     if isinstance(sqlstate, str):
         return sqlstate in PG_RETRYABLE_SQLSTATES or sqlstate.startswith("08")
     if _is_mysql_error(orig):
-        args = getattr(orig, "args", ())
+        args: tuple[object, ...] = getattr(orig, "args", ())
         return bool(args) and args[0] in MYSQL_RETRYABLE_ERRNOS
     return False
 

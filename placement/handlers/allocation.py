@@ -9,6 +9,7 @@ each route has upstream.
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 import falcon
 from oslo_config import cfg
@@ -160,7 +161,7 @@ class ProviderAllocations(base.Resource):
                 f"Resource provider '{uuid}' not found: No resource provider with uuid {uuid} found"
             )
         with_generation = base.version(req) >= mv.CONSUMER_GENERATION
-        consumers = {}
+        consumers: dict[str, dict[str, Any]] = {}
         for consumer_uuid, share in found.consumers.items():
             consumers[consumer_uuid] = {"resources": share.resources}
             if with_generation:

@@ -11,17 +11,19 @@ import datetime
 import email.utils
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
 
 import falcon
 import jsonschema
-import sqlalchemy
 from oslo_config import cfg
 from oslo_policy import policy as oslo_policy
 from oslo_utils import uuidutils
 
 from placement import auth, errors, microversion, policy
+
+if TYPE_CHECKING:  # handlers hold the engine for the object layer, never query it
+    import sqlalchemy
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ in), not as re-read from the database, so JSON types survive the round trip.
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 import falcon
@@ -35,7 +36,7 @@ def _send_one(
     resp: falcon.Response,
     record: dict[str, Any],
     generation: int,
-    last_modified,
+    last_modified: datetime.datetime | None,
     status: int = 200,
 ) -> None:
     body = dict(record)

@@ -42,6 +42,7 @@ class Usages(base.Resource):
         params = base.validate_query(
             req, schema.USAGES_QUERY_1_38 if by_type else schema.USAGES_QUERY
         )
+        usages: dict[str, dict[str, int]] | dict[str, int]
         if by_type:
             usages = usage_obj.project_usages_by_type(
                 self.deps.engine,

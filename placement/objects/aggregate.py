@@ -99,9 +99,10 @@ def _ensure_aggregates(engine: Engine, uuids: Sequence[str]) -> dict[str, int]:
                 uuid: conn.execute(select(_AGG.c.id).where(_AGG.c.uuid == uuid)).scalar()
                 for uuid in wanted
             }
-        missing = [uuid for uuid, agg_id in found.items() if agg_id is None]
+        ids = {uuid: agg_id for uuid, agg_id in found.items() if agg_id is not None}
+        missing = [uuid for uuid in wanted if uuid not in ids]
         if not missing:
-            return found
+            return ids
         try:
             with db.writer(engine) as conn:
                 conn.execute(insert(_AGG), [{"uuid": uuid} for uuid in missing])

@@ -457,7 +457,7 @@ def _items(
     class_ids = resource_class_ids(
         conn, [rc for w in writes for share in w.allocations.values() for rc in share]
     )
-    items = []
+    items: list[_Item] = []
     for wanted in writes:
         for uuid, resources in wanted.allocations.items():
             provider = providers[uuid]

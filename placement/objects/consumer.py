@@ -23,6 +23,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from placement import errors
 from placement.db import tables
+from placement.db.inserted import inserted_id
 from placement.db.transaction import reader, writer
 
 _CONSUMERS = tables.consumers
@@ -99,9 +100,11 @@ def _create_id(engine: Engine, table: Table, column: str, value: str) -> int:
         with writer(engine) as conn:
             found = conn.execute(query).scalar()
             if found is None:
-                found = conn.execute(
-                    insert(table).values({column: value, "created_at": tables.utcnow()})
-                ).inserted_primary_key[0]
+                found = inserted_id(
+                    conn.execute(
+                        insert(table).values({column: value, "created_at": tables.utcnow()})
+                    )
+                )
             return found
     except sqlalchemy.exc.IntegrityError:
         # Someone else created it between our look and our insert.
@@ -145,16 +148,18 @@ def create(
     ``sqlalchemy.exc.IntegrityError`` (at insert or at commit); the caller
     runs its transaction again and then finds the row.
     """
-    new_id = conn.execute(
-        insert(_CONSUMERS).values(
-            uuid=uuid,
-            project_id=project_id,
-            user_id=user_id,
-            generation=generation,
-            consumer_type_id=consumer_type_id,
-            created_at=tables.utcnow(),
+    new_id = inserted_id(
+        conn.execute(
+            insert(_CONSUMERS).values(
+                uuid=uuid,
+                project_id=project_id,
+                user_id=user_id,
+                generation=generation,
+                consumer_type_id=consumer_type_id,
+                created_at=tables.utcnow(),
+            )
         )
-    ).inserted_primary_key[0]
+    )
     return Consumer(new_id, uuid, project_id, user_id, generation, consumer_type_id, fresh=True)
 
 

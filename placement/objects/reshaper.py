@@ -77,8 +77,8 @@ def _reshape(
     )
     reshaped = _reshaped_providers(conn, inventories)
     consumers = allocation.prepare_consumers(conn, writes, owners)
-    providers: dict[str, allocation.LockedProvider | rp_obj.Provider] = allocation.named_providers(
-        conn, writes
+    providers: dict[str, allocation.LockedProvider | rp_obj.Provider] = dict(
+        allocation.named_providers(conn, writes)
     )
     allocation.resource_class_ids(
         conn, [rc for change in inventories.values() for rc in change.records]
@@ -87,7 +87,7 @@ def _reshape(
     for uuid, change in inventories.items():
         if change.records:
             provider = reshaped[uuid]
-            interim = {
+            interim: dict[str, Mapping[str, Any]] = {
                 rc: inv.record for rc, inv in inv_obj.get_inventories(conn, provider.id).items()
             }
             interim.update(change.records)

@@ -16,8 +16,10 @@ every provider below the moved one.
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterable
+import enum
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Final, Literal
 
 import sqlalchemy
 from sqlalchemy import and_, delete, func, insert, literal, select, update
@@ -25,6 +27,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from placement import db, errors
 from placement.db import tables
+from placement.db.inserted import inserted_id
 from placement.objects import filters, lookup, resource_class
 
 _RP = tables.resource_providers
@@ -94,6 +97,14 @@ def _providers(conn: Connection, query: sqlalchemy.Select) -> list[Provider]:
 def get_by_uuid(conn: Connection, uuid: str) -> Provider | None:
     """The provider with exactly ``uuid``, or None."""
     return get_by_uuids(conn, [uuid]).get(uuid)
+
+
+def _written(conn: Connection, uuid: str) -> Provider:
+    """The provider this transaction just created or updated (so it exists)."""
+    provider = get_by_uuid(conn, uuid)
+    if provider is None:
+        raise RuntimeError(f"provider {uuid} vanished inside its own transaction")
+    return provider
 
 
 def get_by_uuids(conn: Connection, uuids: Iterable[str]) -> dict[str, Provider]:
@@ -176,20 +187,22 @@ def create_provider(
             if parent is None:
                 raise fail("parent provider UUID does not exist.")
         _check_unique(conn, name, uuid)
-        provider_id = conn.execute(
-            insert(_RP).values(
-                uuid=uuid,
-                name=name,
-                generation=0,
-                parent_provider_id=parent.id if parent else None,
-                root_provider_id=parent.root_provider_id if parent else None,
+        provider_id = inserted_id(
+            conn.execute(
+                insert(_RP).values(
+                    uuid=uuid,
+                    name=name,
+                    generation=0,
+                    parent_provider_id=parent.id if parent else None,
+                    root_provider_id=parent.root_provider_id if parent else None,
+                )
             )
-        ).inserted_primary_key[0]
+        )
         if parent is None:
             conn.execute(
                 update(_RP).where(_RP.c.id == provider_id).values(root_provider_id=provider_id)
             )
-        return get_by_uuid(conn, uuid)
+        return _written(conn, uuid)
 
     try:
         return db.run_in_transaction(engine, run, write=True)
@@ -219,8 +232,15 @@ def _check_unique(conn: Connection, name: str, uuid: str) -> None:
 
 # --- update --------------------------------------------------------------------
 
+
+class _Keep(enum.Enum):
+    """The type of :data:`KEEP_PARENT`: a one-member enum, so checkers can narrow on it."""
+
+    PARENT = "keep"
+
+
 #: ``parent_uuid`` default of :func:`update_provider`: leave the parent as it is.
-KEEP_PARENT = object()
+KEEP_PARENT: Final = _Keep.PARENT
 
 
 def update_provider(
@@ -228,7 +248,7 @@ def update_provider(
     provider: Provider,
     *,
     name: str,
-    parent_uuid: str | None | object = KEEP_PARENT,
+    parent_uuid: str | None | Literal[_Keep.PARENT] = KEEP_PARENT,
     allow_reparenting: bool = False,
 ) -> Provider:
     """Rename ``provider`` and maybe give it a new parent (or none).
@@ -265,7 +285,7 @@ def update_provider(
         if new_root is not None and new_root != current.root_provider_id:
             subtree = _subtree_ids(conn, current)
             conn.execute(update(_RP).where(_RP.c.id.in_(subtree)).values(root_provider_id=new_root))
-        return get_by_uuid(conn, provider.uuid)
+        return _written(conn, provider.uuid)
 
     try:
         return db.run_in_transaction(engine, run, write=True)
@@ -286,7 +306,11 @@ def _duplicate_name(name: str) -> errors.Conflict:
 
 
 def _new_position(
-    conn: Connection, current: Provider, parent_uuid: str | None, allow_reparenting: bool, fail
+    conn: Connection,
+    current: Provider,
+    parent_uuid: str | None,
+    allow_reparenting: bool,
+    fail: Callable[[str, str], errors.BadRequest],
 ) -> tuple[int, int | None]:
     """(new root id, new parent id) for moving ``current`` under ``parent_uuid``."""
     if parent_uuid is None:

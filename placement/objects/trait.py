@@ -22,6 +22,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from placement import errors
 from placement.db import tables
+from placement.db.inserted import inserted_id
 from placement.db.transaction import reader, run_in_transaction, writer
 from placement.objects import lookup, resource_provider
 
@@ -128,9 +129,7 @@ def ensure(engine: Engine, name: str) -> tuple[bool, Trait]:
     now = tables.utcnow()
     try:
         with writer(engine) as conn:
-            new_id = conn.execute(
-                insert(_TRAITS).values(name=name, created_at=now)
-            ).inserted_primary_key[0]
+            new_id = inserted_id(conn.execute(insert(_TRAITS).values(name=name, created_at=now)))
         return True, Trait(new_id, name, now, None)
     except sqlalchemy.exc.IntegrityError:
         return False, get(engine, name)

@@ -8,7 +8,7 @@ columns it selects, so PostgreSQL accepts them.
 
 from __future__ import annotations
 
-from sqlalchemy import distinct, func, select
+from sqlalchemy import Row, Select, distinct, func, select
 from sqlalchemy.engine import Engine
 
 from placement import db
@@ -44,7 +44,7 @@ def provider_usages(engine: Engine, provider_id: int) -> dict[str, int]:
         return {name: int(total) for name, total in conn.execute(query)}
 
 
-def _project_allocations(project_id: str, user_id: str | None):
+def _project_allocations(project_id: str, user_id: str | None) -> Select:
     """FROM/WHERE of the allocations of consumers in a project (and user)."""
     consumers, projects = tables.consumers, tables.projects
     query = (
@@ -101,7 +101,7 @@ def project_usages_by_type(
     counts = base.add_columns(func.count(distinct(_ALLOC.c.consumer_id)), *keys).group_by(*keys)
     result: dict[str, dict[str, int]] = {}
 
-    def group_name(row) -> str:
+    def group_name(row: Row) -> str:
         if consumer_type == ALL:
             return ALL
         return row[-1] or UNKNOWN

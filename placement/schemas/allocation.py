@@ -20,6 +20,7 @@ sits where) are part of the contract.
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 from placement import microversion as mv
 
@@ -43,7 +44,7 @@ _EXTERNAL_ID = {"type": "string", "minLength": 1, "maxLength": 255}
 
 # --- PUT, list form (1.0 - 1.11) ----------------------------------------------
 
-PUT_V1_0 = {
+PUT_V1_0: dict[str, Any] = {
     "type": "object",
     "properties": {
         "allocations": {
@@ -75,7 +76,7 @@ PUT_V1_8["required"] += ["project_id", "user_id"]
 
 # --- dict form (1.12 and later) -------------------------------------------------
 
-PUT_V1_12 = {
+PUT_V1_12: dict[str, Any] = {
     "type": "object",
     "properties": {
         "allocations": {

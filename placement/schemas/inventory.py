@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 MAX_INT = 2147483647
 #: Largest single-precision float: ``allocation_ratio`` is a FLOAT column on MySQL.
@@ -16,7 +17,7 @@ def _int(minimum: int) -> dict:
 
 #: One inventory record. ``resource_provider_generation`` is allowed in every
 #: record (and required by PUT of one class).
-RECORD = {
+RECORD: dict[str, Any] = {
     "type": "object",
     "properties": {
         "resource_provider_generation": {"type": "integer"},

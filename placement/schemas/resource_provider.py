@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 _UUID = {"type": "string", "format": "uuid"}
 _NAME = {"type": "string", "maxLength": 200}
 _PARENT = {"anyOf": [{"type": "string", "format": "uuid"}, {"type": "null"}]}
 
-POST_PROVIDER = {
+POST_PROVIDER: dict[str, Any] = {
     "type": "object",
     "properties": {"name": _NAME, "uuid": _UUID},
     "required": ["name"],
@@ -19,7 +20,7 @@ POST_PROVIDER = {
 POST_PROVIDER_1_14 = copy.deepcopy(POST_PROVIDER)
 POST_PROVIDER_1_14["properties"]["parent_provider_uuid"] = _PARENT
 
-PUT_PROVIDER = {
+PUT_PROVIDER: dict[str, Any] = {
     "type": "object",
     "properties": {"name": _NAME},
     "required": ["name"],

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 _ID = {"type": "string", "minLength": 1, "maxLength": 255}
 
-USAGES_QUERY = {
+USAGES_QUERY: dict[str, Any] = {
     "type": "object",
     "properties": {"project_id": _ID, "user_id": _ID},
     "required": ["project_id"],

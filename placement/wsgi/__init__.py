@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Iterable
 
 import falcon
 import sqlalchemy
@@ -26,7 +27,8 @@ def build_falcon_app(deps: base.Deps) -> falcon.App:
     )
     app.req_options.keep_blank_qs_values = True
     # Bodiless answers (201 of POST /resource_providers <1.20) have no Content-Type.
-    app.resp_options.default_media_type = None
+    # Falcon accepts None here (no default) though its annotation says str.
+    app.resp_options.default_media_type = None  # type: ignore[assignment]
     app.req_options.auto_parse_qs_csv = False
     app.req_options.strip_url_path_trailing_slash = False
     allow = {}
@@ -37,7 +39,19 @@ def build_falcon_app(deps: base.Deps) -> falcon.App:
     return app
 
 
-def _auth_layers(conf: cfg.ConfigOpts, strategy: str, app):
+class PlacementApp:
+    """The complete WSGI application, holding the engine it created so that
+    tests and tools can dispose of it (``placement_engine``)."""
+
+    def __init__(self, wsgi_app: auth.WSGIApp, engine: sqlalchemy.Engine) -> None:
+        self.wsgi_app = wsgi_app
+        self.placement_engine = engine
+
+    def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
+        return self.wsgi_app(environ, start_response)
+
+
+def _auth_layers(conf: cfg.ConfigOpts, strategy: str, app: auth.WSGIApp) -> auth.WSGIApp:
     app = auth.ContextMiddleware(app)
     if strategy == "noauth2":
         return auth.NoAuthMiddleware(app)
@@ -59,7 +73,7 @@ def _sync_actionplan_catalog(engine: sqlalchemy.Engine) -> None:
     catalog.sync_catalog(engine)
 
 
-def create_app(conf: cfg.ConfigOpts):
+def create_app(conf: cfg.ConfigOpts) -> PlacementApp:
     """Build the whole WSGI application from a loaded configuration."""
     logs.setup(conf)
     embedded = placement_conf.is_embedded(conf)
@@ -77,16 +91,14 @@ def create_app(conf: cfg.ConfigOpts):
     standard.sync_standard_names(engine)
     _sync_actionplan_catalog(engine)
     deps = base.Deps(conf=conf, engine=engine, enforcer=policy.make_enforcer(conf))
-    app = build_falcon_app(deps)
     # Built inside out; a request meets proxy headers, request log, CORS, auth,
-    # then context (API.md section 1).
-    app = middleware.with_cors(conf, _auth_layers(conf, strategy, app))
+    # then context, then Falcon (ARCHITECTURE.md, "A request's way").
+    app = middleware.with_cors(conf, _auth_layers(conf, strategy, build_falcon_app(deps)))
     app = middleware.with_proxy_headers(conf, middleware.RequestLogMiddleware(app))
-    app.placement_engine = engine  # lets tests and tools dispose of it
-    return app
+    return PlacementApp(app, engine)
 
 
-def init_application():
+def init_application() -> PlacementApp:
     """The module-level ``application`` for WSGI servers."""
     conf = placement_conf.load([], default_config_files=placement_conf.wsgi_config_files())
     return create_app(conf)

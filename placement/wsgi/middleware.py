@@ -44,7 +44,9 @@ class RequestLogMiddleware:
         started = time.monotonic()
         seen: dict = {}
 
-        def recording_start_response(status, headers, exc_info=None):
+        def recording_start_response(
+            status: str, headers: list[tuple[str, str]], exc_info: object = None
+        ) -> object:
             headers = [h for h in headers if h[0].lower() != "x-openstack-request-id"]
             headers.append(("x-openstack-request-id", request_id))
             seen["status"] = status

@@ -1,0 +1,1 @@
+"""Tests of ``placement/objects/``: the object layer called directly, on real databases."""

@@ -1,7 +1,7 @@
 """Our operator commands against upstream's, on a MariaDB database upstream built;
 and upstream on a database that also holds our action-plan tables.
 
-Runs :mod:`tests.ops.compare_upstream` when upstream's venv and a MySQL/MariaDB
+Runs :mod:`tests.cmd.compare_upstream` when upstream's venv and a MySQL/MariaDB
 server (``PLACEMENT_TEST_MYSQL_URL``) are available; skipped otherwise.
 """
 
@@ -16,7 +16,7 @@ import pytest
 
 from placement.db import migration
 from tests import dbutil
-from tests.ops import compare_upstream
+from tests.cmd import compare_upstream
 
 UPSTREAM_VENV = os.environ.get("PLACEMENT_UPSTREAM_VENV", compare_upstream.DEFAULT_UPSTREAM_VENV)
 SERVER = os.environ.get("PLACEMENT_TEST_MYSQL_URL")

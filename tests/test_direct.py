@@ -11,7 +11,7 @@ from sqlalchemy.engine import make_url
 from placement import conf as placement_conf
 from placement.direct import PlacementDirect
 from tests import rig
-from tests.allocations.conftest import new_uuid
+from tests.apiclient import new_uuid
 
 
 @pytest.fixture

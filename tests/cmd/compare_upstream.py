@@ -2,7 +2,7 @@
 
 Usage::
 
-    .venv/bin/python -m tests.ops.compare_upstream [--server URL] [--upstream-venv DIR]
+    .venv/bin/python -m tests.cmd.compare_upstream [--server URL] [--upstream-venv DIR]
                                                    [--port N] [--ours-bin DIR] [--verbose]
 
 1. Create a MariaDB/MySQL database, let upstream's ``placement-manage db sync``
@@ -41,7 +41,7 @@ import sqlalchemy as sa
 
 from placement.db import tables
 from tests import dbutil
-from tests.ops import legacy
+from tests.cmd import legacy
 
 DEFAULT_UPSTREAM_VENV = os.path.expanduser("~/.cache/placement-conformance/venv")
 DEFAULT_SERVER = "mysql+pymysql://root@127.0.0.1:3306/"

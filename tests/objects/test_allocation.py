@@ -11,7 +11,7 @@ from placement.db.transaction import reader
 from placement.objects import allocation, reshaper
 from placement.objects import consumer as consumer_obj
 from placement.objects import inventory as inv_obj
-from tests.allocations.conftest import new_uuid
+from tests.apiclient import new_uuid
 
 
 def _write(consumer: str, allocations: dict, **kwargs) -> allocation.ConsumerWrite:

@@ -1,20 +1,18 @@
-"""One app per backend and module, and a small client with the calls tests repeat.
+"""A small client of the whole service with the calls API tests repeat.
 
-Tests share the module's database, so each test makes its own providers
-and consumers (fresh uuids) instead of relying on an empty database.
+The ``api`` fixture (``tests/conftest.py``) hands one :class:`Api` per backend
+and test module; tests share the module's database, so each test makes its own
+providers and consumers (fresh uuids) instead of relying on an empty database.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 import sqlalchemy
 
 from placement import direct
-from tests import rig
 
 
 class Api:
@@ -120,13 +118,6 @@ def body(
 
 def new_uuid() -> str:
     return str(uuid.uuid4())
-
-
-@pytest.fixture(scope="module", params=rig.backends())
-def api(request: pytest.FixtureRequest) -> Iterator[Api]:
-    """The service on a fresh database of each backend, shared by a module."""
-    with rig.placement_app(request.param) as (app, conf):
-        yield Api(app, conf, request.param)
 
 
 def error(resp: direct.Response) -> tuple[int, str, str]:

@@ -1,7 +1,7 @@
 """``[api] auth_strategy = keystone``: keystonemiddleware against a stand-in Keystone.
 
 The real auth_token middleware validates tokens over HTTP with the identity
-service served by :mod:`tests.edge.identity`; nothing of it is mocked.
+service served by :mod:`tests.identity`; nothing of it is mocked.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import pytest
 from placement import auth, keystone
 from placement import conf as placement_conf
 from placement.wsgi import create_app
+from tests import identity as stand_in
 from tests import rig
-from tests.edge import identity as stand_in
 
 PUBLIC_URI = "https://keystone.example.com/identity"
 ERROR_401 = {

@@ -7,7 +7,7 @@ restart.
 
 from __future__ import annotations
 
-from tests.allocations.conftest import body, error, new_uuid
+from tests.apiclient import body, error, new_uuid
 
 # --- provider generations ----------------------------------------------------
 

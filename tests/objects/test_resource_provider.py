@@ -14,7 +14,7 @@ from placement.objects import aggregate as agg_obj
 from placement.objects import filters
 from placement.objects import inventory as inv_obj
 from placement.objects import resource_provider as rp_obj
-from tests.providers.conftest import allocate
+from tests.rows import allocate
 
 
 def _new(engine, name: str, parent: rp_obj.Provider | None = None) -> rp_obj.Provider:

@@ -17,7 +17,7 @@ from placement import db
 from placement.cmd import manage, status
 from placement.db import tables
 from tests import rig
-from tests.ops import legacy
+from tests.cmd import legacy
 
 INCOMPLETE = "00000000-0000-0000-0000-000000000000"
 RUN_MIGRATIONS = 'Run the "placement-manage db online_data_migrations" command.'

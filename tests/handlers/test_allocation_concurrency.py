@@ -32,7 +32,7 @@ import pytest
 
 from placement import direct
 from tests import rig
-from tests.allocations.server import gunicorn
+from tests.server import gunicorn
 
 #: ``send(method, path, body, version) -> (status, json body or None)``
 Send = Callable[[str, str, Any, str], tuple[int, Any]]

@@ -9,7 +9,7 @@ import pytest
 from placement.objects import inventory as inv_obj
 from placement.objects import resource_provider as rp_obj
 from placement.objects import usage as usage_obj
-from tests.providers.conftest import allocate
+from tests.rows import allocate
 
 
 @pytest.fixture

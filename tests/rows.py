@@ -1,7 +1,4 @@
-"""Rows the allocation routes would write, written directly.
-
-(The ``app`` and ``engine`` fixtures come from ``tests/conftest.py``.)
-"""
+"""Rows the allocation routes would write, written directly, for object-layer tests."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ import pytest
 from placement import db, errors
 from placement.objects import inventory as inv_obj
 from placement.objects import resource_provider as rp_obj
-from tests.providers.conftest import allocate
+from tests.rows import allocate
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from tests import rig
 
 A_OR_S = "rule:admin_or_service_api"
 
-# CONFIG_AND_OPS.md section 6: name -> (check string, scope types).
+# Upstream's base rules: name -> (check string, scope types).
 BASE = {
     "admin_api": ("role:admin", ["project"]),
     "service_api": ("role:service", ["project"]),

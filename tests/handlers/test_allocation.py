@@ -16,7 +16,7 @@ from placement.objects import allocation
 from placement.objects import consumer as consumer_obj
 from placement.objects import resource_provider as rp_obj
 from tests import rig
-from tests.allocations.conftest import Api, body, error, new_uuid
+from tests.apiclient import Api, body, error, new_uuid
 
 
 def _count(engine: sqlalchemy.Engine, table: sqlalchemy.Table, **where: str) -> int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.allocations.conftest import error
+from tests.apiclient import error
 
 
 def _reshape(api, roles: str):

@@ -1,1 +1,0 @@
-"""Functional tests of resource classes and traits on real databases."""
