@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from jsonschema import Draft4Validator, ValidationError
 
@@ -135,12 +135,12 @@ def _field(error: ValidationError) -> str:
         f"[{part}]" if isinstance(part, int) else f".{part}" for part in error.absolute_path
     )
     if error.validator == "required":
-        missing = [name for name in error.validator_value if name not in error.instance]
+        required: list[str] = list(cast(list, error.validator_value))
+        missing = [name for name in required if name not in error.instance]
         path.append(f".{missing[0]}")
     elif error.validator == "additionalProperties" and isinstance(error.instance, dict):
-        extra = sorted(
-            key for key in error.instance if key not in error.schema.get("properties", {})
-        )
+        schema = error.schema if isinstance(error.schema, dict) else {}
+        extra = sorted(key for key in error.instance if key not in schema.get("properties", {}))
         path.append(f".{extra[0]}")
     return "".join(path)
 

@@ -38,7 +38,6 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
 )
-
 from sqlalchemy.dialects import mysql
 
 from placement.db.tables import utcnow

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from tests import rig
-from tests.applier.conftest import Rig
+from tests.applier.processes import Rig
 
 
 def _applier(*args: str, home: Path) -> subprocess.CompletedProcess:

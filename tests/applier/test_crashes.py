@@ -7,7 +7,7 @@ import signal
 import time
 
 from placement.db.tables import utcnow
-from tests.applier.conftest import Rig, eventually, recorded, wait
+from tests.applier.processes import Rig, eventually, recorded, wait
 
 
 def _fifty() -> list[dict]:

@@ -14,7 +14,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from tests.applier.conftest import eventually
+from tests.applier.processes import eventually
 
 HEADERS = {
     "Content-Type": "application/json",

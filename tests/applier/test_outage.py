@@ -9,7 +9,7 @@ import time
 import pytest
 from sqlalchemy.engine import make_url
 
-from tests.applier.conftest import Rig, eventually, recorded
+from tests.applier.processes import Rig, eventually, recorded
 from tests.applier.proxy import Proxy
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.applier.conftest import Rig, recorded
+from tests.applier.processes import Rig, recorded
 
 
 def _diamonds() -> list[dict]:

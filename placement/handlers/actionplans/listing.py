@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 import falcon
-from sqlalchemy.engine import Connection
 
 from placement.db import transaction
 from placement.handlers import base
@@ -21,6 +20,9 @@ from placement.handlers.actionplans import validation
 from placement.handlers.actionplans.preamble import responder
 from placement.objects.actionplans import paging
 from placement.schemas.actionplans import query as schema
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Connection
 
 Render = Callable[[falcon.Request, dict[str, Any], bool], dict[str, Any]]
 

@@ -12,10 +12,9 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import falcon
-from sqlalchemy.engine import Connection
 
 from placement import auth, errors, policy
 from placement import microversion as mv
@@ -23,6 +22,9 @@ from placement.actionplans import errors as domain
 from placement.db import transaction
 from placement.handlers import base
 from placement.handlers.actionplans import validation
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Connection
 
 #: Domain error family → the HTTP error answering it (first match wins).
 STATUS_OF: tuple[tuple[type[domain.ActionPlanError], type[errors.PlacementError]], ...] = (

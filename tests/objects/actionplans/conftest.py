@@ -1,76 +1,13 @@
-"""The whole app per backend and module (its start-up writes the catalog), plus shortcuts
-for the action-plan object layer. Tests make their own audits (fresh names)."""
+"""The action-plan store as a pytest fixture, on every configured backend."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
-import sqlalchemy
 
-from placement.actionplans.planners import PlannerOptions
-from placement.db import actionplan_tables as t
-from placement.db import reader
-from placement.objects.actionplans import actions, audits, paging, plans
 from tests import rig
-
-
-class Store:
-    """The app's engine and the calls the tests repeat."""
-
-    def __init__(self, app: Any, backend: str) -> None:
-        self.app = app
-        self.engine: sqlalchemy.Engine = app.placement_engine
-        self.backend = backend
-        self.options = PlannerOptions()
-
-    def audit(self, *items: dict, **fields: Any) -> dict:
-        """A new actuator audit whose actions are ``items`` (nop messages by default)."""
-        fields.setdefault("name", f"audit-{uuid.uuid4().hex[:8]}")
-        fields.setdefault("goal", "unclassified")
-        fields.setdefault("strategy", "actuator")
-        fields.setdefault("audit_type", "ONESHOT")
-        if "parameters" not in fields:
-            fields["parameters"] = {"actions": list(items or nops(3))}
-        return audits.create_audit(self.engine, self.options, fields)
-
-    def plan_of(self, audit: dict) -> dict:
-        with reader(self.engine) as conn:
-            (plan,) = plans.list_plans(conn, paging.Page(), audit_uuid=audit["uuid"])
-        return plan
-
-    def actions_of(self, plan: dict) -> list[dict]:
-        with reader(self.engine) as conn:
-            return actions.list_actions(conn, paging.Page(), action_plan_uuid=plan["uuid"])
-
-    def read(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
-        with reader(self.engine) as conn:
-            return fn(conn, *args, **kwargs)
-
-    def set_state(self, table: sqlalchemy.Table, uuid_: str, state: str) -> None:
-        """Put a row in a state the API cannot reach by itself (the applier's states)."""
-        with self.engine.begin() as conn:
-            conn.execute(table.update().where(table.c.uuid == uuid_).values(state=state))
-
-    def counts(self) -> dict[str, int]:
-        """Rows per action-plan table, soft-deleted ones included."""
-        with reader(self.engine) as conn:
-            return {
-                table.name: conn.execute(
-                    sqlalchemy.select(sqlalchemy.func.count()).select_from(table)
-                ).scalar_one()
-                for table in (t.audits, t.action_plans, t.actions)
-            }
-
-
-def nop(message: str) -> dict:
-    return {"action_type": "nop", "input_parameters": {"message": message}}
-
-
-def nops(count: int) -> list[dict]:
-    return [nop(f"step {index}") for index in range(count)]
+from tests.objects.actionplans.store import Store
 
 
 @pytest.fixture(scope="module", params=rig.backends())

@@ -11,7 +11,7 @@ from placement.db import actionplan_tables as t
 from placement.objects.actionplans import audits, planning, strategies
 from placement.objects.actionplans.paging import Page
 from tests import rig
-from tests.objects.actionplans.conftest import nop, nops
+from tests.objects.actionplans.store import nop, nops
 
 
 def test_actuator_audit_stores_a_recommended_plan_in_plan_order(store):

@@ -13,7 +13,7 @@ from placement.db.tables import utcnow
 from placement.db.transaction import writer
 from placement.objects.actionplans import execution, plans
 from tests import rig
-from tests.objects.actionplans.conftest import Store
+from tests.objects.actionplans.store import Store
 
 LEASE = datetime.timedelta(seconds=60)
 
