@@ -16,23 +16,26 @@ of building a dict per candidate for ``json.dumps``. The text is what
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from itertools import groupby
 from json.encoder import encode_basestring_ascii
 from operator import itemgetter
+from typing import TypeVar
 
 from placement import microversion as mv
 from placement.candidates.model import Candidate, Provider, Trees
 
+Key = TypeVar("Key")
 
-class _Pieces(dict):
+
+class _Pieces(dict[Key, str]):
     """Rendered text by key, rendered on first use."""
 
-    def __init__(self, render) -> None:
+    def __init__(self, render: Callable[[Key], str]) -> None:
         super().__init__()
         self._render = render
 
-    def __missing__(self, key):
+    def __missing__(self, key: Key) -> str:
         text = self[key] = self._render(key)
         return text
 
@@ -42,11 +45,13 @@ class _Writer:
 
     def __init__(self, trees: Trees, class_names: dict[int, str], version: mv.Version) -> None:
         providers = trees.providers
-        self._uuid = _Pieces(lambda provider: encode_basestring_ascii(providers[provider].uuid))
+        self._uuid: _Pieces[int] = _Pieces(
+            lambda provider: encode_basestring_ascii(providers[provider].uuid)
+        )
         self._names = {
             class_id: encode_basestring_ascii(name) for class_id, name in class_names.items()
         }
-        self._suffix = _Pieces(encode_basestring_ascii)
+        self._suffix: _Pieces[str] = _Pieces(encode_basestring_ascii)
         self._as_dict = version >= mv.ALLOCATIONS_DICT
         self._with_mappings = version >= mv.MAPPINGS
         self._last: tuple[tuple | None, str] = (None, "")

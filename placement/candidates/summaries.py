@@ -13,11 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from json.encoder import encode_basestring_ascii
+from typing import Any
 
 import sqlalchemy
 from sqlalchemy import String, bindparam, cast, func, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.expression import ColumnElement
 
 from placement import microversion as mv
@@ -50,16 +52,16 @@ class _FloatText(ColumnElement[str]):
 
 
 @compiles(_FloatText)
-def _float_text(element: _FloatText, compiler, **kw) -> str:
+def _float_text(element: _FloatText, compiler: SQLCompiler, **kw: Any) -> str:
     return compiler.process(cast(element.value, String), **kw)
 
 
 @compiles(_FloatText, "sqlite")
-def _float_text_sqlite(element: _FloatText, compiler, **kw) -> str:
+def _float_text_sqlite(element: _FloatText, compiler: SQLCompiler, **kw: Any) -> str:
     return f"printf('%!.17g', {compiler.process(element.value, **kw)})"
 
 
-def _statements(column) -> tuple[sqlalchemy.Select, sqlalchemy.Select]:
+def _statements(column: ColumnElement[int]) -> tuple[sqlalchemy.Select, sqlalchemy.Select]:
     """The reads of the providers whose ``column`` is in ``:ids``, built once
     (SQLAlchemy then reuses their compiled form): each provider with its
     inventories, and the traits of those that have some, one row per
