@@ -29,7 +29,7 @@ from placement import conf as placement_conf
 from placement import db, logs
 from placement.applier.registry import load_action_types
 from placement.applier.service import Applier
-from placement.db import migration
+from placement.db import migration, standard
 
 PROG = "placement-applier"
 LOG = logging.getLogger("placement.applier")
@@ -65,13 +65,19 @@ def _watch_parent(parent_pid: int, stop: threading.Event) -> None:
 
 
 def _check_schema(conf: cfg.ConfigOpts, engine: sqlalchemy.Engine) -> None:
-    """Migrate in embedded mode (as placement-api does); elsewhere, require db sync."""
+    """Migrate in embedded mode (as placement-api does); elsewhere, require db sync.
+
+    The standard traits and classes are synced as placement-api syncs them at
+    start-up: actions add ``COMPUTE_STATUS_DISABLED`` and ask for candidates by
+    standard class, which must work even where no API server has started yet.
+    """
     if placement_conf.is_embedded(conf):
         migration.upgrade_all(engine)
     elif migration.actionplan_revision(engine) != migration.actionplan_head_revision():
         raise placement_conf.ConfigError(
             "the action-plan tables are not at the latest revision: run 'placement-manage db sync'"
         )
+    standard.sync_standard_names(engine)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -7,6 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import sqlalchemy
+
+from placement.db import tables
 from tests import rig
 from tests.applier.processes import Rig
 
@@ -41,3 +44,13 @@ def test_once_with_nothing_to_do_exits_at_once(applier_rig: Rig):
     log = applier_rig.once()
     assert "started" in log and "stopped" in log
     assert "Claimed" not in log
+
+
+def test_the_standard_traits_are_synced_at_start(applier_rig: Rig):
+    """Disabling a node needs COMPUTE_STATUS_DISABLED even before any API server ran."""
+    with applier_rig.engine.begin() as conn:
+        conn.execute(sqlalchemy.delete(tables.traits))
+    applier_rig.once()
+    with applier_rig.engine.connect() as conn:
+        names = set(conn.execute(sqlalchemy.select(tables.traits.c.name)).scalars())
+    assert "COMPUTE_STATUS_DISABLED" in names
