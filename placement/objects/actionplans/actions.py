@@ -19,7 +19,10 @@ LISTING = paging.Listing(
     table=t.actions,
     source=t.actions.join(t.action_plans, t.action_plans.c.id == t.actions.c.action_plan_id),
     joined={"action_plan_uuid": t.action_plans.c.uuid},
-    unsortable=frozenset({"input_parameters", "parents"}),
+    # JSON values, and the applier's bookkeeping, which the API never shows.
+    unsortable=frozenset(
+        {"input_parameters", "parents", "position", "started_at", "finished_at", "attempts"}
+    ),
 )
 
 

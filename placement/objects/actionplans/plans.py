@@ -25,7 +25,10 @@ LISTING = paging.Listing(
         "strategy_uuid": t.strategies.c.uuid,
         "strategy_name": t.strategies.c.name,
     },
-    unsortable=frozenset({"efficacy_indicators", "global_efficacy"}),
+    # JSON values, and the applier's lease, which the API never shows.
+    unsortable=frozenset(
+        {"efficacy_indicators", "global_efficacy", "applier_id", "lease_expires_at"}
+    ),
 )
 
 

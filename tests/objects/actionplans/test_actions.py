@@ -76,5 +76,6 @@ def test_lists_by_plan_or_audit_page_in_plan_order(store):
         actions.list_actions, Page(sort_dir="desc"), action_plan_uuid=plan["uuid"]
     )
     assert newest_first == by_plan[::-1]
-    with pytest.raises(errors.Invalid, match="^Invalid sort key: parents$"):
-        store.read(actions.list_actions, Page(sort_key="parents"))
+    for hidden in ("parents", "position", "started_at", "finished_at", "attempts"):
+        with pytest.raises(errors.Invalid, match=f"^Invalid sort key: {hidden}$"):
+            store.read(actions.list_actions, Page(sort_key=hidden))

@@ -132,3 +132,9 @@ def test_list_filters(store):
     assert store.read(plans.list_plans, Page(), audit_uuid=unknown) == []
     with pytest.raises(errors.NotFound, match=f"^ActionPlan {unknown} could not be found$"):
         store.read(plans.list_plans, Page(marker=unknown))
+
+
+@pytest.mark.parametrize("hidden", ["applier_id", "lease_expires_at", "global_efficacy"])
+def test_the_applier_lease_is_no_sort_key(store, hidden):
+    with pytest.raises(errors.Invalid, match=f"^Invalid sort key: {hidden}$"):
+        store.read(plans.list_plans, Page(sort_key=hidden))
