@@ -75,6 +75,12 @@ RULES: dict[str, Rule] = {
     "placement.db": Rule(internal=(), never=_WEB + _OSLO),
     "placement.objects": Rule(internal=_OBJECTS, never=_WEB + _OSLO_WEB),
     "placement.candidates": Rule(internal=(*_OBJECTS, "placement.objects"), never=_WEB + _OSLO_WEB),
+    # The engine's pure steps: its data types, the combination and the output.
+    "placement.candidates.model": Rule(internal=(), third_party=()),
+    "placement.candidates.combine": Rule(internal=("placement.candidates.model",), third_party=()),
+    "placement.candidates.output": Rule(
+        internal=("placement.candidates.model", "placement.microversion"), third_party=()
+    ),
     "placement.handlers": Rule(internal=_HANDLERS, never=_SQL),
     "placement.wsgi": Rule(internal=None),
     "placement.direct": Rule(internal=("placement.wsgi", "placement.conf")),

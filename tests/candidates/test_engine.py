@@ -17,7 +17,7 @@ from placement.candidates import request as candidate_request
 from placement.db import tables
 from placement.db.transaction import reader
 from tests import rig
-from tests.candidates.test_property import queries, worlds
+from tests.candidates.strategies import queries, worlds
 from tests.candidates.world import Inventory, World, erase, write
 
 
