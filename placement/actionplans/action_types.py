@@ -136,7 +136,8 @@ def _field(error: ValidationError) -> str:
     )
     if error.validator == "required":
         required: list[str] = list(cast(list, error.validator_value))
-        missing = [name for name in required if name not in error.instance]
+        present = cast(dict, error.instance)
+        missing = [name for name in required if name not in present]
         path.append(f".{missing[0]}")
     elif error.validator == "additionalProperties" and isinstance(error.instance, dict):
         schema = error.schema if isinstance(error.schema, dict) else {}
