@@ -59,7 +59,7 @@ class PlanRun:
         return patiently(call, self.shutdown, what)
 
     def _execute(self) -> str | None:
-        rows, steps = self._load()
+        rows, steps = self._load({})
         env = base.RunEnv(conf=self.conf, engine=self.engine, cancelled=self.cancelled)
         running: dict[futures.Future[str | None], str] = {}
         with futures.ThreadPoolExecutor(self.max_workers, "applier-action") as pool:
@@ -82,7 +82,7 @@ class PlanRun:
                     # Nothing runs and nothing could start (a start lost a race,
                     # or rows changed behind us): wait, then see the rows afresh.
                     self.shutdown.wait(self.poll_interval)
-                    rows, steps = self._load()
+                    rows, steps = self._load(running)
                     continue
                 done, _ = futures.wait(
                     running, timeout=self.poll_interval, return_when=futures.FIRST_COMPLETED
@@ -99,14 +99,42 @@ class PlanRun:
                     # A run could not record its end: shutting down, taken over (the
                     # next poll says so), or a commit whose answer the network lost
                     # (the row says what happened): the database is the truth.
-                    rows, steps = self._load()
+                    rows, steps = self._load(running)
 
-    def _load(self) -> tuple[dict[str, dict[str, Any]], list[execution.Step]]:
-        """The plan's actions by uuid, and as steps in plan order."""
+    def _load(
+        self, running: Mapping[futures.Future[str | None], str]
+    ) -> tuple[dict[str, dict[str, Any]], list[execution.Step]]:
+        """The plan's actions by uuid, and as steps in plan order.
+
+        An action ONGOING in the database that none of ``running`` runs was
+        started by a commit whose answer the network lost (the start was
+        retried and found it no longer PENDING): it is put back to PENDING to
+        be started again, else the plan would wait for it forever while our
+        lease keeps anyone else from resetting it.
+        """
         plan_id = self.plan["id"]
         found = self._patiently(
             lambda: store.plan_actions(self.engine, plan_id), "reading the plan's actions"
         )
+        in_flight = set(running.values())
+        orphans = [
+            row["id"]
+            for row in found
+            if row["state"] == states.ONGOING and row["uuid"] not in in_flight
+        ]
+        if orphans:
+            requeued = set(
+                self._patiently(
+                    lambda: store.requeue_actions(self.engine, plan_id, self.applier_id, orphans),
+                    "requeueing actions whose start was lost",
+                )
+            )
+            for row in found:
+                if row["id"] in requeued:
+                    LOG.warning(
+                        "Action %s was started but never run; starting it again", row["uuid"]
+                    )
+                    row["state"] = states.PENDING
         rows = {row["uuid"]: row for row in found}
         steps = [execution.Step(r["uuid"], r["state"], tuple(r["parents"] or ())) for r in found]
         return rows, steps

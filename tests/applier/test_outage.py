@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
+import datetime
 import signal
 import subprocess
+import threading
 import time
+from typing import Any
 
 import pytest
+import sqlalchemy
+from oslo_config import cfg
 from sqlalchemy.engine import make_url
 
-from tests.applier.processes import Rig, eventually, recorded
+from placement.applier.plan_run import PlanRun
+from placement.objects.actionplans import execution as store
+from tests.applier.processes import Rig, applier_test_types, eventually, recorded
 from tests.applier.proxy import Proxy
 
 
-def test_the_plan_finishes_after_the_database_comes_back(applier_rig: Rig):
+def test_the_plan_finishes_after_the_database_comes_back(applier_rig: Rig) -> None:
     if applier_rig.backend == "sqlite":
         pytest.skip("an embedded file has no server to lose")
     url = make_url(applier_rig.url)
@@ -53,3 +60,51 @@ def _stacks(applier_rig: Rig, applier: subprocess.Popen) -> str:
     applier.send_signal(signal.SIGUSR1)
     time.sleep(1)
     return applier_rig.log(applier)[-8000:]
+
+
+def test_a_start_whose_commit_answer_was_lost_is_run_once(
+    applier_rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first start commits but its answer is lost, as when the network is cut then.
+
+    The retried start finds the action no longer PENDING; the plan must not
+    wait forever for an ONGOING action nobody runs (it did: our own lease kept
+    any takeover from resetting it).
+    """
+    plan = applier_rig.plan([recorded("first"), recorded("second", 0)])
+    claim = store.claim_next(applier_rig.engine, "me", datetime.timedelta(seconds=60))
+    assert claim is not None
+    start_action = store.start_action
+    lost: list[int | None] = []
+
+    def start_then_lose_the_answer(*args: Any) -> int | None:
+        attempt = start_action(*args)
+        if not lost:
+            lost.append(attempt)
+            raise sqlalchemy.exc.OperationalError("COMMIT", {}, ConnectionResetError("cut"))
+        return attempt
+
+    monkeypatch.setattr(store, "start_action", start_then_lose_the_answer)
+    give_up = threading.Event()
+    timer = threading.Timer(60, give_up.set)
+    timer.start()
+    try:
+        final = PlanRun(
+            conf=cfg.ConfigOpts(),
+            engine=applier_rig.engine,
+            types={"recorded": applier_test_types.RECORDED},
+            applier_id="me",
+            plan=claim,
+            max_workers=2,
+            poll_interval=0.01,
+            shutdown=give_up,
+        ).execute()
+    finally:
+        timer.cancel()
+    assert lost == [1]
+    assert final == "SUCCEEDED"
+    assert [(r.state, r.attempts) for r in applier_rig.actions(plan)] == [
+        ("SUCCEEDED", 2),
+        ("SUCCEEDED", 1),
+    ]
+    assert applier_rig.runs() == {"first": 1, "second": 1}

@@ -191,6 +191,34 @@ def start_action(engine: Engine, plan_id: int, action_id: int, applier_id: str) 
         )
 
 
+def requeue_actions(
+    engine: Engine, plan_id: int, applier_id: str, action_ids: list[int]
+) -> list[int]:
+    """ONGOING -> PENDING for actions of a plan ``applier_id`` owns that have no run.
+
+    For a start whose commit answer was lost: the action is ONGOING in the
+    database but its owner never ran it, and no takeover will ever reset it
+    while that owner keeps the lease. The caller must know that none of these
+    actions has a run in flight (a stale run could not commit anyway: the next
+    start counts a new attempt). Returns the ids changed; opens its own write
+    transaction.
+    """
+    changed: list[int] = []
+    with writer(engine) as conn:
+        if not _lock_owned(conn, plan_id, applier_id, OWNED_STATES):
+            return changed
+        for action_id in action_ids:
+            done = conn.execute(
+                update(t.actions)
+                .where(t.actions.c.id == action_id, t.actions.c.action_plan_id == plan_id)
+                .where(t.actions.c.state == states.ONGOING)
+                .values(state=states.PENDING, started_at=None)
+            ).rowcount
+            if done == 1:
+                changed.append(action_id)
+    return changed
+
+
 def finish_action(
     conn: Connection, action_id: int, attempt: int, state: str, message: str | None
 ) -> None:
