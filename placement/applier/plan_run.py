@@ -76,13 +76,15 @@ class PlanRun:
                     steps = self._cancel_blocked(steps, rows)
                     steps = self._dispatch(steps, rows, running, pool, env)
                 if not running:
+                    # The plan ends from the rows as they are (a start whose answer
+                    # was lost is requeued here, not left ONGOING in an ended plan).
+                    rows, steps = self._load(running)
                     final = self._finish(steps)
                     if final is not None:
                         return final
                     # Nothing runs and nothing could start (a start lost a race,
-                    # or rows changed behind us): wait, then see the rows afresh.
+                    # or rows changed behind us): wait, then look again.
                     self.shutdown.wait(self.poll_interval)
-                    rows, steps = self._load(running)
                     continue
                 done, _ = futures.wait(
                     running, timeout=self.poll_interval, return_when=futures.FIRST_COMPLETED
