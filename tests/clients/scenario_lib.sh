@@ -8,6 +8,8 @@
 #                 on first use)
 # PLACEMENT_VENV  the venv with our placement-api (default <repo>/.venv)
 # osc_args        (array, set by the scenario) options added to every call
+# server_args     (array, optional, set by the scenario) options added to
+#                 placement-api's (e.g. --applier)
 
 # OS_* variables would reach both the client (clouds, auth) and the server
 # (OS_<GROUP>__<OPTION> overrides): the scenario sets everything itself.
@@ -55,7 +57,7 @@ sync_on_startup = true
 EOF
     echo "== starting placement-api on $endpoint"
     "$placement_venv/bin/placement-api" --port "$port" --config-file "$work/placement.conf" \
-        > "$work/server.log" 2>&1 &
+        ${server_args[@]+"${server_args[@]}"} > "$work/server.log" 2>&1 &
     server_pid=$!
     for _ in $(seq 1 100); do
         if curl -sf -o /dev/null "$endpoint/"; then

@@ -2,8 +2,11 @@
 # python-watcherclient (`openstack optimize ...`), unchanged, against our
 # server's /v1 API: the built-in goals and strategies, an actuator audit whose
 # actions come from a parameters file, the action plan it leaves (its actions
-# and their parents as the weight planner set them), skipping an action,
-# starting, cancelling and deleting the plan, deleting the audit. Checks what
+# and their parents as the weight planner set them), skipping an action and
+# deleting that never-started plan and its audit; a plan whose long sleep the
+# applier (started beside the server) is running when it is cancelled; and
+# host_maintenance on three nodes made through the Placement API, run to
+# SUCCEEDED, its consumers found moved and the node disabled. Checks what
 # the client prints, in table form where the client formats fields itself and
 # as JSON where a check looks inside. Any failed command or unexpected answer
 # stops the scenario with a message and the server's log.
@@ -16,6 +19,9 @@ set -euo pipefail
 # shellcheck source=tests/clients/scenario_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/scenario_lib.sh"
 osc_args=()
+# A file-configured database is not the embedded default, so the applier
+# that runs started plans is asked for.
+server_args=(--applier)
 start_server
 
 # check <description> <json> <python expression over d>: the expression holds.
@@ -104,21 +110,113 @@ check "action show" "$(osc optimize action show "$power_off" -f json)" \
     'd["Parents"] == ["'"$first_migrate"'", "'"$second_migrate"'"]
      and d["Parameters"] == {"resource_id": "compute-1", "state": "off"}'
 
-# --- skipping an action, starting, cancelling and deleting the plan --------------------
+# --- skipping an action, deleting a plan never started ----------------------------------
+# This plan is never started, so the applier leaves it alone and every
+# expectation below holds whatever the applier is doing.
 check "action update --state SKIPPED" \
     "$(osc optimize action update "$second_migrate" --state SKIPPED --reason "moved by hand" -f json)" \
     'd["State"] == "SKIPPED" and d["Status Message"] == "Action skipped by user. Reason: moved by hand"'
 osc_fails "a skipped action cannot go back" "State transition not allowed: (SKIPPED -> PENDING) (HTTP 409)" \
     optimize action update "$second_migrate" --state PENDING
-check "actionplan start" "$(osc optimize actionplan start "$plan" -f json)" 'd["State"] == "PENDING"'
-osc_fails "a started plan cannot start again" "Couldn't start when state is 'PENDING'. (HTTP 400)" \
-    optimize actionplan start "$plan"
-check "actionplan cancel" "$(osc optimize actionplan cancel "$plan" -f json)" 'd["State"] == "CANCELLED"'
-expect_sorted "cancelling cancels the pending actions" "CANCELLED CANCELLED CANCELLED SKIPPED" \
+expect_sorted "the other actions stay pending" "PENDING PENDING PENDING SKIPPED" \
     optimize action list --action-plan "$plan" -f value -c State
 osc optimize actionplan delete "$plan" > /dev/null
 expect "actionplan delete" "" optimize actionplan list --audit "$audit_uuid" -f value -c UUID
 osc optimize audit delete drain-compute-1 > /dev/null
 expect "audit delete" "" optimize audit list -f value -c Name
+
+# wait_plan <plan> <state>: poll `actionplan show` until the plan is in that
+# state, for at most 60 s.
+wait_plan() {
+    local plan="$1" wanted="$2" state="" deadline=$((SECONDS + 60))
+    while [ "$SECONDS" -lt "$deadline" ]; do
+        state="$(osc optimize actionplan show "$plan" -f value -c State)"
+        [ "$state" = "$wanted" ] && return 0
+        sleep 0.5
+    done
+    fail "action plan $plan: still $state after 60 s, expected $wanted"
+}
+
+# --- starting a plan and cancelling it while it runs -----------------------------------
+# A long sleep first: the applier is inside it when the cancel arrives, so the
+# plan is ONGOING then and ends CANCELLED, the sleep cut short.
+cat > "$work/sleepy.json" <<EOF
+[{"action_type": "sleep", "input_parameters": {"duration": 300}}]
+EOF
+audit="$(osc optimize audit create -g unclassified -s actuator --name sleepy \
+    -p "actions=$(cat "$work/sleepy.json")" -f json)"
+audit_uuid="$(pick "$audit" 'd["UUID"]')"
+plan="$(osc optimize actionplan list --audit "$audit_uuid" -f value -c UUID)"
+check "actionplan start" "$(osc optimize actionplan start "$plan" -f json)" 'd["State"] == "PENDING"'
+wait_plan "$plan" ONGOING
+echo "ok: the applier runs the plan"
+osc_fails "a running plan cannot start again" "Couldn't start when state is 'ONGOING'. (HTTP 400)" \
+    optimize actionplan start "$plan"
+osc optimize actionplan cancel "$plan" > /dev/null
+wait_plan "$plan" CANCELLED
+echo "ok: actionplan cancel"
+actions="$(osc optimize action list --action-plan "$plan" --detail -f json)"
+# Ended within wait_plan's 60 s, so the 300 s sleep was cut short.
+check "the sleep is cut short" "$actions" '[a["State"] for a in d] != ["ONGOING"]'
+osc optimize actionplan delete "$plan" > /dev/null
+osc optimize audit delete sleepy > /dev/null
+
+# --- host_maintenance on a small cloud set up through the Placement API ---------------
+# placement <method> <path> [body]: a Placement API call as admin at 1.39, its
+# JSON answer printed; any HTTP error stops the scenario.
+placement() {
+    local out
+    out="$(curl -sS --fail-with-body -X "$1" "$endpoint$2" -H "X-Auth-Token: admin" \
+        -H "OpenStack-API-Version: placement 1.39" -H "Content-Type: application/json" \
+        ${3:+--data "$3"})" || fail "placement $1 $2: $out"
+    printf '%s\n' "$out"
+}
+declare -A node_uuid
+for n in 1 2 3; do
+    node_uuid[$n]="$(pick "$(placement POST /resource_providers '{"name": "maint-'"$n"'"}')" 'd["uuid"]')"
+    placement PUT "/resource_providers/${node_uuid[$n]}/inventories" '{"resource_provider_generation": 0,
+        "inventories": {"VCPU": {"total": 8}, "MEMORY_MB": {"total": 8192}, "DISK_GB": {"total": 100}}}' > /dev/null
+done
+vms=(3f0c1d2e-1111-4a5b-8c9d-000000000001 3f0c1d2e-2222-4a5b-8c9d-000000000002
+     3f0c1d2e-3333-4a5b-8c9d-000000000003)
+for vm in "${vms[@]}"; do
+    placement PUT "/allocations/$vm" '{"allocations": {"'"${node_uuid[1]}"'": {"resources":
+        {"VCPU": 2, "MEMORY_MB": 2048, "DISK_GB": 10}}}, "consumer_generation": null,
+        "project_id": "3f0c1d2e00000000000000000000000a", "user_id": "3f0c1d2e00000000000000000000000b",
+        "consumer_type": "INSTANCE"}' > /dev/null
+done
+echo "ok: three nodes, three consumers on maint-1"
+
+osc_fails "an unknown node is refused" "(HTTP 400)" \
+    optimize audit create -g cluster_maintaining -s host_maintenance -p maintenance_node=no-such-node
+audit="$(osc optimize audit create -g cluster_maintaining -s host_maintenance \
+    -p maintenance_node=maint-1 -f json)"
+check "host_maintenance audit" "$audit" 'd["State"] == "SUCCEEDED" and d["Strategy"] == "host_maintenance"'
+audit_uuid="$(pick "$audit" 'd["UUID"]')"
+plan="$(osc optimize actionplan list --audit "$audit_uuid" -f value -c UUID)"
+actions="$(osc optimize action list --action-plan "$plan" --detail -f json)"
+check "the plan disables maint-1, then moves each consumer" "$actions" \
+    '[a["Action"] for a in d] == ["change_nova_service_state", "migrate", "migrate", "migrate"]
+     and d[0]["Parents"] == [] and all(a["Parents"] for a in d[1:])'
+for uuid in $(pick "$actions" '" ".join(a["UUID"] for a in d[1:])'); do
+    check "each migration names its destination" "$(osc optimize action show "$uuid" -f json)" \
+        'd["Parameters"]["source_node"] == "maint-1"
+         and d["Parameters"]["destination_node"] in ("maint-2", "maint-3")
+         and d["Parameters"]["resource_id"] in '"$(printf '"%s",' "${vms[@]}" | sed 's/^/(/; s/$/)/')"
+done
+check "actionplan start" "$(osc optimize actionplan start "$plan" -f json)" 'd["State"] == "PENDING"'
+wait_plan "$plan" SUCCEEDED
+echo "ok: the maintenance plan ran"
+expect_sorted "every action succeeded" "SUCCEEDED SUCCEEDED SUCCEEDED SUCCEEDED" \
+    optimize action list --action-plan "$plan" -f value -c State
+for vm in "${vms[@]}"; do
+    check "consumer $vm left maint-1" "$(placement GET "/allocations/$vm")" \
+        'len(d["allocations"]) == 1 and set(d["allocations"]) <= {"'"${node_uuid[2]}"'", "'"${node_uuid[3]}"'"}
+         and list(d["allocations"].values())[0]["resources"] == {"VCPU": 2, "MEMORY_MB": 2048, "DISK_GB": 10}'
+done
+check "maint-1 holds nothing" "$(placement GET "/resource_providers/${node_uuid[1]}/allocations")" \
+    'd["allocations"] == {}'
+check "maint-1 is disabled" "$(placement GET "/resource_providers/${node_uuid[1]}/traits")" \
+    '"COMPUTE_STATUS_DISABLED" in d["traits"]'
 
 echo "watcher scenario passed"
