@@ -78,6 +78,7 @@ def test_an_unknown_strategy_is_not_found():
 
 
 @pytest.mark.parametrize("name", ["host_maintenance", "node_resource_consolidation"])
-def test_strategies_without_an_algorithm_here_say_so(name):
+def test_capacity_strategies_refuse_to_plan_without_a_snapshot(name):
+    """host_maintenance and node_resource_consolidation read capacity: no world, no plan."""
     with pytest.raises(StrategyNotRunnable, match=name):
         solve(name, {"maintenance_node": "h1"} if name == "host_maintenance" else {})
