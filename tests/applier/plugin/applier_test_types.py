@@ -61,7 +61,8 @@ class Wait:
     def run(
         self, conn: Connection | None, params: dict[str, Any], env: base.RunEnv
     ) -> base.Outcome:
-        env.cancelled.wait(params["seconds"])
+        if env.cancelled.wait(params["seconds"]):
+            return base.cancelled()
         return base.succeeded()
 
 

@@ -24,6 +24,7 @@ from sqlalchemy.engine import Connection, Engine
 SUCCEEDED = "SUCCEEDED"
 SKIPPED = "SKIPPED"
 FAILED = "FAILED"
+CANCELLED = "CANCELLED"
 
 SKIPPED_PREFIX = "Action was skipped automatically: "
 FAILED_PRE_CONDITION_PREFIX = "Action failed in pre_condition: "
@@ -47,6 +48,11 @@ def succeeded() -> Outcome:
 def skipped(reason: str) -> Outcome:
     """Nothing to do (the effect is already there, or its target has gone)."""
     return Outcome(SKIPPED, SKIPPED_PREFIX + reason)
+
+
+def cancelled() -> Outcome:
+    """The plan was cancelled while the action waited: it did not do what it was asked."""
+    return Outcome(CANCELLED, "Action cancelled: the action plan was cancelled while it ran.")
 
 
 def failed_pre_condition(reason: str) -> Outcome:

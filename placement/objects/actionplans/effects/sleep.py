@@ -20,7 +20,8 @@ class Sleep:
     def run(
         self, conn: Connection | None, params: dict[str, Any], env: base.RunEnv
     ) -> base.Outcome:
-        env.cancelled.wait(float(params["duration"]))
+        if env.cancelled.wait(float(params["duration"])):
+            return base.cancelled()
         return base.succeeded()
 
 

@@ -48,7 +48,9 @@ def test_sleep_waits_outside_a_transaction_until_cancelled(cloud):
     assert time.monotonic() - started >= 0.2
     threading.Timer(0.1, env.cancelled.set).start()
     started = time.monotonic()
-    assert SLEEP.run(None, {"duration": 60}, env).state == "SUCCEEDED"
+    cut_short = SLEEP.run(None, {"duration": 60}, env)
+    assert cut_short.state == "CANCELLED"
+    assert cut_short.message == "Action cancelled: the action plan was cancelled while it ran."
     assert time.monotonic() - started < 5
 
 
