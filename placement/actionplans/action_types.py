@@ -8,7 +8,7 @@ field, e.g. ``actions[2].input_parameters.duration: -1 is less than the minimum 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -146,10 +146,21 @@ def _field(error: ValidationError) -> str:
     return "".join(path)
 
 
-def validate_actions(actions: Sequence[ProposedAction]) -> None:
-    """Refuse the first action whose type is unknown or whose parameters break its schema."""
+def validate_actions(
+    actions: Sequence[ProposedAction], installed: Mapping[str, dict[str, Any]] | None = None
+) -> None:
+    """Refuse the first action whose type is unknown or whose parameters break its schema.
+
+    ``installed`` maps the action types installed through entry points to their
+    input schemas: a plugin's type is known by its own schema, and one that
+    replaces a built-in type brings its schema along.
+    """
     for index, action in enumerate(actions):
         action_type = KNOWN_TYPES.get(action.action_type)
+        if installed is not None and action.action_type in installed:
+            schema = installed[action.action_type]
+            resource_kind = action_type.resource_kind if action_type else None
+            action_type = ActionType(action.action_type, schema, resource_kind)
         if action_type is None:
             raise UnknownActionType(index, action.action_type)
         errors = action_type.errors(action.input_parameters)

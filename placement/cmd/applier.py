@@ -27,9 +27,9 @@ from oslo_config import cfg
 
 from placement import conf as placement_conf
 from placement import db, logs
-from placement.applier.registry import load_action_types
 from placement.applier.service import Applier
 from placement.db import migration, standard
+from placement.objects.actionplans.effects.registry import load_action_types
 
 PROG = "placement-applier"
 LOG = logging.getLogger("placement.applier")

@@ -111,3 +111,12 @@ def test_an_unknown_type_is_refused_with_its_index():
         validate_actions([ProposedAction("sleep", {"duration": 1}), ProposedAction("reboot", {})])
     assert (caught.value.index, caught.value.action_type) == (1, "reboot")
     assert str(caught.value) == "actions[1].action_type: unknown action type 'reboot'"
+
+
+def test_an_installed_type_is_checked_by_its_own_schema():
+    installed = {"notify": {"type": "object", "required": ["channel"]}}
+    validate_actions([ProposedAction("notify", {"channel": "ops"})], installed)
+    with pytest.raises(InvalidActionParameters, match=r"^actions\[0\]\.input_parameters\.channel"):
+        validate_actions([ProposedAction("notify", {})], installed)
+    with pytest.raises(UnknownActionType):
+        validate_actions([ProposedAction("notify", {"channel": "ops"})])

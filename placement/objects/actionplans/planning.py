@@ -25,6 +25,7 @@ from placement.actionplans.strategies import WORLD_ALGORITHMS, solve
 from placement.db import actionplan_tables as t
 from placement.db.tables import utcnow
 from placement.objects.actionplans import hosts
+from placement.objects.actionplans.effects import registry
 from placement.objects.actionplans.idents import by_ident
 from placement.objects.actionplans.world import read_world
 
@@ -57,7 +58,7 @@ def prepare(conn: Connection, options: PlannerOptions, fields: dict[str, Any]) -
     runner = strategy or _first_strategy(conn, goal)
     world = read_world(conn) if runner["name"] in WORLD_ALGORITHMS else None
     solution = solve(runner["name"], parameters, world)
-    validate_actions(solution.actions)
+    validate_actions(solution.actions, registry.installed_schemas())
     plan = make_plan(
         solution.planner,
         solution.actions,

@@ -55,7 +55,12 @@ class Wait:
     """Blocks ``seconds`` outside any transaction; a cancelled plan cuts it short."""
 
     name = "wait"
-    schema: dict[str, Any] = {"type": "object"}
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {"seconds": {"type": "number", "minimum": 0}},
+        "required": ["seconds"],
+        "additionalProperties": False,
+    }
     blocking = True
 
     def run(

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import datetime
+import sys
+import uuid
+from collections.abc import Iterator
+from dataclasses import replace
 
 import pytest
 
@@ -11,6 +15,7 @@ from placement.db import actionplan_tables as t
 from placement.objects.actionplans import audits, planning, strategies
 from placement.objects.actionplans.paging import Page
 from tests import rig
+from tests.applier.processes import PLUGIN
 from tests.objects.actionplans.store import nop, nops
 
 
@@ -296,3 +301,44 @@ def test_concurrent_creates_of_one_name_have_one_winner(store):
         "action_plans": 1,
         "actions": 3,
     }
+
+
+@pytest.fixture
+def plugin_installed() -> Iterator[None]:
+    """The test plugin's distribution (action types ``recorded`` and ``wait``) on sys.path."""
+    sys.path.insert(0, str(PLUGIN))
+    try:
+        yield
+    finally:
+        sys.path.remove(str(PLUGIN))
+
+
+def _actuator(*items: dict) -> dict:
+    return {
+        "name": f"plugin-{uuid.uuid4().hex[:8]}",
+        "goal": "unclassified",
+        "strategy": "actuator",
+        "audit_type": "ONESHOT",
+        "parameters": {"actions": list(items)},
+    }
+
+
+def test_an_installed_plugin_type_enters_a_plan_checked_by_its_own_schema(store, plugin_installed):
+    weights = {**store.options.weight_weights, "wait": 45}
+    options = replace(store.options, weight_weights=weights)
+    before = store.counts()
+    bad = {"action_type": "wait", "input_parameters": {"seconds": -1}}
+    with pytest.raises(
+        errors.InvalidActionParameters, match=r"^actions\[0\]\.input_parameters\.seconds"
+    ):
+        audits.create_audit(store.engine, options, _actuator(bad))
+    assert store.counts() == before
+    good = {"action_type": "wait", "input_parameters": {"seconds": 1}}
+    audit = audits.create_audit(store.engine, options, _actuator(good, nop("after")))
+    planned = store.actions_of(store.plan_of(audit))
+    assert [action["action_type"] for action in planned] == ["nop", "wait"]
+
+
+def test_a_type_nothing_installs_is_refused(store):
+    with pytest.raises(errors.UnknownActionType):
+        store.audit({"action_type": "wait", "input_parameters": {"seconds": 1}})

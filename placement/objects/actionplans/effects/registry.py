@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from importlib.metadata import entry_points
+from typing import Any
 
 from placement.objects.actionplans.effects.base import ActionType
 
@@ -33,3 +34,12 @@ def load_action_types() -> dict[str, ActionType]:
             continue
         types[entry.name] = action_type
     return types
+
+
+def installed_schemas() -> dict[str, dict[str, Any]]:
+    """The input schema of every installed action type, for checking a plan before it is stored.
+
+    Read afresh each time (a scan of the installed distributions' metadata), so
+    the API knows the same types as an applier started after the package was installed.
+    """
+    return {name: action_type.schema for name, action_type in load_action_types().items()}
