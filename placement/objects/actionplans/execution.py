@@ -203,20 +203,13 @@ def requeue_actions(
     start counts a new attempt). Returns the ids changed; opens its own write
     transaction.
     """
-    changed: list[int] = []
-    with writer(engine) as conn:
-        if not _lock_owned(conn, plan_id, applier_id, OWNED_STATES):
-            return changed
-        for action_id in action_ids:
-            done = conn.execute(
-                update(t.actions)
-                .where(t.actions.c.id == action_id, t.actions.c.action_plan_id == plan_id)
-                .where(t.actions.c.state == states.ONGOING)
-                .values(state=states.PENDING, started_at=None)
-            ).rowcount
-            if done == 1:
-                changed.append(action_id)
-    return changed
+    return _move_owned_actions(
+        engine,
+        plan_id,
+        applier_id,
+        states.ONGOING,
+        {action_id: {"state": states.PENDING, "started_at": None} for action_id in action_ids},
+    )
 
 
 def finish_action(
@@ -245,15 +238,37 @@ def cancel_actions(
     Only while ``applier_id`` owns the plan; returns the ids it changed. Opens
     its own write transaction.
     """
+    return _move_owned_actions(
+        engine,
+        plan_id,
+        applier_id,
+        states.PENDING,
+        {
+            action_id: {"state": states.CANCELLED, "status_message": message}
+            for action_id, message in messages.items()
+        },
+    )
+
+
+def _move_owned_actions(
+    engine: Engine,
+    plan_id: int,
+    applier_id: str,
+    from_state: str,
+    changes: Mapping[int, Mapping[str, Any]],
+) -> list[int]:
+    """Apply ``changes`` (action id -> new values) to those of the plan's actions still in
+    ``from_state``, only while ``applier_id`` owns the plan; returns the ids changed."""
     changed: list[int] = []
     with writer(engine) as conn:
         if not _lock_owned(conn, plan_id, applier_id, OWNED_STATES):
             return changed
-        for action_id, message in messages.items():
+        for action_id, values in changes.items():
             done = conn.execute(
                 update(t.actions)
-                .where(t.actions.c.id == action_id, t.actions.c.state == states.PENDING)
-                .values(state=states.CANCELLED, status_message=message)
+                .where(t.actions.c.id == action_id, t.actions.c.action_plan_id == plan_id)
+                .where(t.actions.c.state == from_state)
+                .values(**values)
             ).rowcount
             if done == 1:
                 changed.append(action_id)
