@@ -6,14 +6,17 @@ is stale and always bumps it; before 1.19 neither happens.
 
 from __future__ import annotations
 
+from typing import Any
+
 import falcon
 
-from placement import errors
+from placement import errors, policy
 from placement import microversion as mv
 from placement.handlers import base
-from placement.handlers.resource_provider import load_provider
+from placement.handlers.resource_provider import PROVIDER
 from placement.objects import aggregate as agg_obj
 from placement.objects import resource_provider as rp_obj
+from placement.objects.resource_provider import Provider
 from placement.schemas import aggregate as schema
 
 
@@ -26,22 +29,25 @@ def _send(req: falcon.Request, resp: falcon.Response, uuids: list[str], generati
 
 
 class Aggregates(base.Resource):
-    def on_get(self, req: falcon.Request, resp: falcon.Response, uuid: str) -> None:
-        base.check_accept(req)
-        base.require_version(req, mv.AGGREGATES)
-        self.authorize(req, "placement:resource_providers:aggregates:list")
-        provider = load_provider(self, uuid)
+    @base.responder(
+        policy.RP_AGGREGATES_LIST, base.accepts_json, base.since(mv.AGGREGATES), lookup=PROVIDER
+    )
+    def on_get(
+        self, req: falcon.Request, resp: falcon.Response, uuid: str, provider: Provider
+    ) -> None:
         _send(req, resp, agg_obj.list_for_provider(self.deps.engine, provider), provider.generation)
 
-    def on_put(self, req: falcon.Request, resp: falcon.Response, uuid: str) -> None:
-        base.require_json_content(req)
-        base.require_version(req, mv.AGGREGATES)
-        self.authorize(req, "placement:resource_providers:aggregates:update")
+    @base.responder(
+        policy.RP_AGGREGATES_UPDATE,
+        base.sends_json,
+        base.since(mv.AGGREGATES),
+        lookup=PROVIDER,
+        body=schema.PUT_AGGREGATES,
+    )
+    def on_put(
+        self, req: falcon.Request, resp: falcon.Response, uuid: str, provider: Provider, data: Any
+    ) -> None:
         with_generation = base.version(req) >= mv.AGGREGATES_GENERATION
-        provider = load_provider(self, uuid)
-        data = base.json_body(
-            req, schema.PUT_AGGREGATES_1_19 if with_generation else schema.PUT_AGGREGATES
-        )
         uuids = data
         if with_generation:
             if data["resource_provider_generation"] != provider.generation:

@@ -15,7 +15,7 @@ import falcon
 from oslo_config import cfg
 from oslo_utils import uuidutils
 
-from placement import errors
+from placement import errors, policy
 from placement import microversion as mv
 from placement.handlers import base
 from placement.objects import allocation
@@ -67,12 +67,19 @@ def _concurrent(exc: consumer_obj.ConcurrentUpdate) -> errors.Conflict:
     )
 
 
+def _canonical_consumer(call: base.Call) -> None:
+    """The path's consumer uuid in its canonical form; 400 when it is no uuid."""
+    consumer_uuid = call.kwargs["consumer_uuid"]
+    if not uuidutils.is_uuid_like(consumer_uuid):
+        raise errors.BadRequest(f"Malformed consumer_uuid: {consumer_uuid}")
+    call.kwargs["consumer_uuid"] = str(uuid.UUID(consumer_uuid))
+
+
 class ConsumerAllocations(base.Resource):
     """``/allocations/{consumer_uuid}``: what one consumer holds."""
 
+    @base.responder(policy.ALLOCATIONS_LIST, base.accepts_json)
     def on_get(self, req: falcon.Request, resp: falcon.Response, consumer_uuid: str) -> None:
-        base.check_accept(req)
-        self.authorize(req, "placement:allocations:list")
         want = base.version(req)
         found = allocation.get_for_consumer(self.deps.engine, consumer_uuid)
         body: dict = {"allocations": {}}
@@ -91,14 +98,13 @@ class ConsumerAllocations(base.Resource):
         base.send_json(resp, body)
         base.set_cache_headers(req, resp, (found and found.last_modified) or base.utcnow())
 
-    def on_put(self, req: falcon.Request, resp: falcon.Response, consumer_uuid: str) -> None:
-        base.require_json_content(req)
-        self.authorize(req, "placement:allocations:update")
-        if not uuidutils.is_uuid_like(consumer_uuid):
-            raise errors.BadRequest(f"Malformed consumer_uuid: {consumer_uuid}")
-        consumer_uuid = str(uuid.UUID(consumer_uuid))
+    @base.responder(
+        policy.ALLOCATIONS_UPDATE, base.sends_json, lookup=_canonical_consumer, body=schema.PUT
+    )
+    def on_put(
+        self, req: falcon.Request, resp: falcon.Response, consumer_uuid: str, data: dict
+    ) -> None:
         want = base.version(req)
-        data = base.json_body(req, schema.put_schema(want))
         by_provider = data["allocations"]
         if want < mv.ALLOCATIONS_DICT:
             by_provider = _list_to_dict(by_provider)
@@ -119,8 +125,8 @@ class ConsumerAllocations(base.Resource):
             raise _concurrent(exc) from None
         base.send_empty(resp, 204)
 
+    @base.responder(policy.ALLOCATIONS_DELETE)
     def on_delete(self, req: falcon.Request, resp: falcon.Response, consumer_uuid: str) -> None:
-        self.authorize(req, "placement:allocations:delete")
         allocation.delete_for_consumer(self.deps.engine, consumer_uuid)
         base.send_empty(resp, 204)
 
@@ -128,12 +134,14 @@ class ConsumerAllocations(base.Resource):
 class Allocations(base.Resource):
     """``POST /allocations`` (1.13): replace several consumers' allocations at once."""
 
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        base.require_version(req, mv.POST_ALLOCATIONS)
-        base.require_json_content(req)
-        self.authorize(req, "placement:allocations:manage")
+    @base.responder(
+        policy.ALLOCATIONS_MANAGE,
+        base.since(mv.POST_ALLOCATIONS),
+        base.sends_json,
+        body=schema.POST,
+    )
+    def on_post(self, req: falcon.Request, resp: falcon.Response, data: dict) -> None:
         want = base.version(req)
-        data = base.json_body(req, schema.post_schema(want))
         try:
             allocation.replace(
                 self.deps.engine,
@@ -152,9 +160,8 @@ class Allocations(base.Resource):
 class ProviderAllocations(base.Resource):
     """``GET /resource_providers/{uuid}/allocations``: everything held on a provider."""
 
+    @base.responder(policy.RP_ALLOCATIONS_LIST, base.accepts_json)
     def on_get(self, req: falcon.Request, resp: falcon.Response, uuid: str) -> None:
-        base.check_accept(req)
-        self.authorize(req, "placement:resource_providers:allocations:list")
         found = allocation.get_for_provider(self.deps.engine, uuid)
         if found is None:
             raise errors.NotFound(

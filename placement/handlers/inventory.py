@@ -9,31 +9,39 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
-import falcon
+from falcon import Request, Response
 
-from placement import errors
+from placement import errors, policy
 from placement import microversion as mv
 from placement.handlers import base
-from placement.handlers.resource_provider import load_provider, provider_path
+from placement.handlers.resource_provider import PROVIDER, provider_lookup, provider_path
 from placement.objects import inventory as inv_obj
 from placement.objects import resource_provider as rp_obj
+from placement.objects.resource_provider import Provider
 from placement.schemas import inventory as schema
 
 _GENERATION_CONFLICT = "resource provider generation conflict"
 
+#: The provider; a 404 repeats the reason, as upstream does on reads.
+_EXPLAINED_PROVIDER = provider_lookup(explain=True)
 
-def _reserved_may_equal_total(req: falcon.Request) -> bool:
+#: Before 1.5 ``DELETE .../inventories`` is refused by upstream's version gate,
+#: a 405 with no ``Allow`` header and no message.
+_DELETE_ALL = base.since(mv.DELETE_ALL_INVENTORIES, lambda _: errors.MethodNotAllowed(message=""))
+
+
+def _reserved_may_equal_total(req: Request) -> bool:
     return base.version(req) >= mv.RESERVED_EQUALS_TOTAL
 
 
-def _check_generation(provider: rp_obj.Provider, data: dict) -> None:
+def _check_generation(provider: Provider, data: dict) -> None:
     if data["resource_provider_generation"] != provider.generation:
         raise errors.Conflict(_GENERATION_CONFLICT, code=errors.CONCURRENT_UPDATE)
 
 
 def _send_one(
-    req: falcon.Request,
-    resp: falcon.Response,
+    req: Request,
+    resp: Response,
     record: dict[str, Any],
     generation: int,
     last_modified: datetime.datetime | None,
@@ -49,10 +57,8 @@ def _send_one(
 class Inventories(base.Resource):
     """The whole inventory of a provider."""
 
-    def on_get(self, req: falcon.Request, resp: falcon.Response, uuid: str) -> None:
-        base.check_accept(req)
-        self.authorize(req, "placement:resource_providers:inventories:list")
-        provider = load_provider(self, uuid, explain=True)
+    @base.responder(policy.RP_INVENTORIES_LIST, base.accepts_json, lookup=_EXPLAINED_PROVIDER)
+    def on_get(self, req: Request, resp: Response, uuid: str, provider: Provider) -> None:
         inventories = inv_obj.list_for_provider(self.deps.engine, provider)
         base.send_json(
             resp,
@@ -65,11 +71,12 @@ class Inventories(base.Resource):
             req, resp, base.latest([i.last_modified for i in inventories.values()])
         )
 
-    def on_post(self, req: falcon.Request, resp: falcon.Response, uuid: str) -> None:
-        base.require_json_content(req)
-        self.authorize(req, "placement:resource_providers:inventories:create")
-        provider = load_provider(self, uuid)
-        data = base.json_body(req, schema.POST_ONE)
+    @base.responder(
+        policy.RP_INVENTORIES_CREATE, base.sends_json, lookup=PROVIDER, body=schema.POST_ONE
+    )
+    def on_post(
+        self, req: Request, resp: Response, uuid: str, provider: Provider, data: dict
+    ) -> None:
         rc = data["resource_class"]
         try:
             generation = inv_obj.add_inventory(
@@ -94,11 +101,12 @@ class Inventories(base.Resource):
         )
         _send_one(req, resp, inv_obj.with_defaults(data), generation, base.utcnow(), 201)
 
-    def on_put(self, req: falcon.Request, resp: falcon.Response, uuid: str) -> None:
-        base.require_json_content(req)
-        self.authorize(req, "placement:resource_providers:inventories:update")
-        provider = load_provider(self, uuid)
-        data = base.json_body(req, schema.PUT_ALL)
+    @base.responder(
+        policy.RP_INVENTORIES_UPDATE, base.sends_json, lookup=PROVIDER, body=schema.PUT_ALL
+    )
+    def on_put(
+        self, req: Request, resp: Response, uuid: str, provider: Provider, data: dict
+    ) -> None:
         _check_generation(provider, data)
         records = {rc: inv_obj.with_defaults(r) for rc, r in data["inventories"].items()}
         try:
@@ -122,12 +130,8 @@ class Inventories(base.Resource):
         base.send_json(resp, {"inventories": records, "resource_provider_generation": generation})
         base.set_cache_headers(req, resp, base.utcnow() if records else None)
 
-    def on_delete(self, req: falcon.Request, resp: falcon.Response, uuid: str) -> None:
-        if base.version(req) < mv.DELETE_ALL_INVENTORIES:
-            # Upstream's version gate: no Allow header and no message.
-            raise errors.MethodNotAllowed(message="")
-        self.authorize(req, "placement:resource_providers:inventories:delete")
-        provider = load_provider(self, uuid)
+    @base.responder(policy.RP_INVENTORIES_DELETE, _DELETE_ALL, lookup=PROVIDER)
+    def on_delete(self, req: Request, resp: Response, uuid: str, provider: Provider) -> None:
         try:
             inv_obj.delete_all(self.deps.engine, provider)
         except rp_obj.GenerationConflict:
@@ -142,24 +146,27 @@ class Inventories(base.Resource):
 class Inventory(base.Resource):
     """The inventory of one resource class on a provider."""
 
+    @base.responder(policy.RP_INVENTORIES_SHOW, base.accepts_json, lookup=_EXPLAINED_PROVIDER)
     def on_get(
-        self, req: falcon.Request, resp: falcon.Response, uuid: str, resource_class: str
+        self, req: Request, resp: Response, uuid: str, resource_class: str, provider: Provider
     ) -> None:
-        base.check_accept(req)
-        self.authorize(req, "placement:resource_providers:inventories:show")
-        provider = load_provider(self, uuid, explain=True)
         inventory = inv_obj.list_for_provider(self.deps.engine, provider).get(resource_class)
         if inventory is None:
             raise errors.NotFound(f"No inventory of class {resource_class} for {uuid}")
         _send_one(req, resp, inventory.record, provider.generation, inventory.last_modified)
 
+    @base.responder(
+        policy.RP_INVENTORIES_UPDATE, base.sends_json, lookup=PROVIDER, body=schema.PUT_ONE
+    )
     def on_put(
-        self, req: falcon.Request, resp: falcon.Response, uuid: str, resource_class: str
+        self,
+        req: Request,
+        resp: Response,
+        uuid: str,
+        resource_class: str,
+        provider: Provider,
+        data: dict,
     ) -> None:
-        base.require_json_content(req)
-        self.authorize(req, "placement:resource_providers:inventories:update")
-        provider = load_provider(self, uuid)
-        data = base.json_body(req, schema.PUT_ONE)
         _check_generation(provider, data)
         try:
             generation = inv_obj.update_inventory(
@@ -184,11 +191,10 @@ class Inventory(base.Resource):
             ) from None
         _send_one(req, resp, inv_obj.with_defaults(data), generation, base.utcnow())
 
+    @base.responder(policy.RP_INVENTORIES_DELETE, lookup=PROVIDER)
     def on_delete(
-        self, req: falcon.Request, resp: falcon.Response, uuid: str, resource_class: str
+        self, req: Request, resp: Response, uuid: str, resource_class: str, provider: Provider
     ) -> None:
-        self.authorize(req, "placement:resource_providers:inventories:delete")
-        provider = load_provider(self, uuid)
         try:
             inv_obj.delete_inventory(self.deps.engine, provider, resource_class)
         except errors.NotFound as exc:

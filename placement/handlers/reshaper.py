@@ -7,23 +7,22 @@ from __future__ import annotations
 
 import falcon
 
-from placement import errors
+from placement import errors, policy
 from placement import microversion as mv
 from placement.handlers import base
 from placement.handlers.allocation import consumer_writes
 from placement.objects import allocation, reshaper
 from placement.objects import consumer as consumer_obj
 from placement.objects import inventory as inv_obj
-from placement.schemas.reshaper import reshaper_schema
+from placement.schemas import reshaper as schema
 
 
 class Reshaper(base.Resource):
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        base.require_version(req, mv.RESHAPER)
-        base.require_json_content(req)
-        self.authorize(req, "placement:reshaper:reshape")
+    @base.responder(
+        policy.RESHAPER_RESHAPE, base.since(mv.RESHAPER), base.sends_json, body=schema.RESHAPE
+    )
+    def on_post(self, req: falcon.Request, resp: falcon.Response, data: dict) -> None:
         want = base.version(req)
-        data = base.json_body(req, reshaper_schema(want))
         inventories = {
             uuid: reshaper.InventoryChange(
                 body["resource_provider_generation"], body["inventories"]
