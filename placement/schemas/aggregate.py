@@ -15,7 +15,7 @@ def _with_generation(uuids: Schema) -> Schema:
     )
 
 
-#: 1.1 - 1.18: a bare list of aggregate uuids.
+#: ``PUT .../aggregates``: a bare list of aggregate uuids (1.1 - 1.18), then the object.
 PUT_AGGREGATES = Versioned(
     {"type": "array", "items": {"type": "string", "format": "uuid"}, "uniqueItems": True},
     (mv.AGGREGATES_GENERATION, _with_generation),
