@@ -131,15 +131,14 @@ class ConsumerAllocations(base.Resource):
         base.send_empty(resp, 204)
 
 
+#: ``POST /allocations`` arrived in 1.13: below, it is a 404.
+_SINCE_POST = base.since(mv.POST_ALLOCATIONS)
+
+
 class Allocations(base.Resource):
     """``POST /allocations`` (1.13): replace several consumers' allocations at once."""
 
-    @base.responder(
-        policy.ALLOCATIONS_MANAGE,
-        base.since(mv.POST_ALLOCATIONS),
-        base.sends_json,
-        body=schema.POST,
-    )
+    @base.responder(policy.ALLOCATIONS_MANAGE, _SINCE_POST, base.sends_json, body=schema.POST)
     def on_post(self, req: falcon.Request, resp: falcon.Response, data: dict) -> None:
         want = base.version(req)
         try:
