@@ -175,6 +175,8 @@ def authorized(
 
 
 def _json_body(schema: Versioned) -> Step:
+    """Parse the body as JSON (400 otherwise) and validate it (the 415 check is declared)."""
+
     def step(call: Call) -> None:
         data = read_json(call.req)
         validate_body(data, schema.at(version(call.req)))
@@ -184,6 +186,8 @@ def _json_body(schema: Versioned) -> Step:
 
 
 def _query(schema: Versioned) -> Step:
+    """Validate the query string (the last value of each key)."""
+
     def step(call: Call) -> None:
         call.kwargs["params"] = validate_query(call.req, schema.at(version(call.req)))
 
