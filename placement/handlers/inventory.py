@@ -27,7 +27,9 @@ _EXPLAINED_PROVIDER = provider_lookup(explain=True)
 
 #: Before 1.5 ``DELETE .../inventories`` is refused by upstream's version gate,
 #: a 405 with no ``Allow`` header and no message.
-_DELETE_ALL = base.since(mv.DELETE_ALL_INVENTORIES, lambda _: errors.MethodNotAllowed(message=""))
+_SINCE_DELETE_ALL = base.since(
+    mv.DELETE_ALL_INVENTORIES, lambda _: errors.MethodNotAllowed(message="")
+)
 
 
 def _reserved_may_equal_total(req: Request) -> bool:
@@ -130,7 +132,7 @@ class Inventories(base.Resource):
         base.send_json(resp, {"inventories": records, "resource_provider_generation": generation})
         base.set_cache_headers(req, resp, base.utcnow() if records else None)
 
-    @base.responder(policy.RP_INVENTORIES_DELETE, _DELETE_ALL, lookup=PROVIDER)
+    @base.responder(policy.RP_INVENTORIES_DELETE, _SINCE_DELETE_ALL, lookup=PROVIDER)
     def on_delete(self, req: Request, resp: Response, uuid: str, provider: Provider) -> None:
         try:
             inv_obj.delete_all(self.deps.engine, provider)
