@@ -6,6 +6,8 @@ is stale and always bumps it; before 1.19 neither happens.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import falcon
 
 from placement import errors
@@ -13,7 +15,7 @@ from placement import microversion as mv
 from placement.handlers import base
 from placement.handlers.resource_provider import load_provider
 from placement.objects import aggregate as agg_obj
-from placement.objects import resource_provider as rp_obj
+from placement.objects import exceptions
 from placement.schemas import aggregate as schema
 
 
@@ -26,6 +28,12 @@ def _send(req: falcon.Request, resp: falcon.Response, uuids: list[str], generati
 
 
 class Aggregates(base.Resource):
+    ANSWERS: ClassVar[base.Answers] = {
+        exceptions.ConcurrentUpdate: base.Answer(
+            errors.Conflict, "Update conflict: {message}", errors.CONCURRENT_UPDATE
+        ),
+    }
+
     def on_get(self, req: falcon.Request, resp: falcon.Response, uuid: str) -> None:
         base.check_accept(req)
         base.require_version(req, mv.AGGREGATES)
@@ -51,12 +59,7 @@ class Aggregates(base.Resource):
                     code=errors.CONCURRENT_UPDATE,
                 )
             uuids = data["aggregates"]
-        try:
-            generation = agg_obj.set_aggregates(
-                self.deps.engine, provider, uuids, increment_generation=with_generation
-            )
-        except rp_obj.GenerationConflict as exc:
-            raise errors.Conflict(
-                f"Update conflict: {exc.message}", code=errors.CONCURRENT_UPDATE
-            ) from None
+        generation = agg_obj.set_aggregates(
+            self.deps.engine, provider, uuids, increment_generation=with_generation
+        )
         _send(req, resp, uuids, generation)

@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import falcon
 
+from placement import errors
 from placement import microversion as mv
 from placement.candidates import engine
 from placement.candidates import request as candidate_request
 from placement.handlers import base
+from placement.objects import exceptions
 from placement.schemas import allocation_candidate as schema
 
 
 class AllocationCandidates(base.Resource):
     """``/allocation_candidates``."""
+
+    #: The request names unknown traits or classes: the query is wrong.
+    ANSWERS: ClassVar[base.Answers] = {exceptions.NameNotFound: base.Answer(errors.BadRequest)}
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         base.require_version(req, mv.ALLOCATION_CANDIDATES)

@@ -15,11 +15,66 @@ from placement import errors
 from placement import microversion as mv
 from placement.handlers import base
 from placement.handlers.resource_provider import load_provider, provider_path
+from placement.objects import exceptions
 from placement.objects import inventory as inv_obj
 from placement.objects import resource_provider as rp_obj
 from placement.schemas import inventory as schema
 
 _GENERATION_CONFLICT = "resource provider generation conflict"
+
+# How each write words the object layer's errors (upstream's texts); the
+# templates' ``provider`` and ``rc`` are the request's.
+_UNUSABLE = base.Answer(
+    errors.BadRequest, "Unable to update inventory for resource provider {provider}: {message}"
+)
+_LOST = base.Answer(errors.Conflict, "update conflict: {message}", errors.CONCURRENT_UPDATE)
+_CANNOT_CREATE = base.Answer(
+    errors.BadRequest, "Unable to create inventory for resource provider {provider}: {message}"
+)
+_CREATE: base.Answers = {
+    exceptions.InvalidCapacity: _CANNOT_CREATE,
+    exceptions.ResourceClassNotFound: _CANNOT_CREATE,
+    exceptions.Conflict: base.Answer(
+        errors.Conflict, "Update conflict: {message}", errors.CONCURRENT_UPDATE
+    ),
+}
+_REPLACE: base.Answers = {
+    exceptions.InvalidCapacity: _UNUSABLE,
+    exceptions.ResourceClassNotFound: base.Answer(
+        errors.BadRequest,
+        "Unknown resource class in inventory for resource provider {provider}: {message}",
+    ),
+    exceptions.InventoryInUse: base.Answer(
+        errors.Conflict, "update conflict: {message}", errors.INVENTORY_INUSE
+    ),
+    exceptions.ConcurrentUpdate: _LOST,
+}
+_DELETE_ALL: base.Answers = {
+    exceptions.ConcurrentUpdate: base.Answer(
+        errors.Conflict,
+        "Unable to delete inventory for resource provider {provider} because the inventory "
+        "was updated by another process. Please retry your request.",
+        errors.CONCURRENT_UPDATE,
+    ),
+}
+_UPDATE: base.Answers = {
+    exceptions.InvalidCapacity: _UNUSABLE,
+    exceptions.NoInventoryOfClass: base.Answer(
+        errors.BadRequest,
+        "No inventory record with resource class for resource provider {provider}: {message}",
+    ),
+    exceptions.ConcurrentUpdate: _LOST,
+}
+_DELETE: base.Answers = {
+    exceptions.NotFound: base.Answer(
+        errors.NotFound, "No inventory of class {rc} found for delete: {message}"
+    ),
+    exceptions.Conflict: base.Answer(
+        errors.Conflict,
+        "Unable to delete inventory of class {rc}: {message}",
+        errors.CONCURRENT_UPDATE,
+    ),
+}
 
 
 def _reserved_may_equal_total(req: falcon.Request) -> bool:
@@ -71,7 +126,7 @@ class Inventories(base.Resource):
         provider = load_provider(self, uuid)
         data = base.json_body(req, schema.POST_ONE)
         rc = data["resource_class"]
-        try:
+        with base.answering(_CREATE, provider=provider.uuid):
             generation = inv_obj.add_inventory(
                 self.deps.engine,
                 provider,
@@ -79,16 +134,6 @@ class Inventories(base.Resource):
                 data,
                 reserved_may_equal_total=_reserved_may_equal_total(req),
             )
-        except rp_obj.GenerationConflict as exc:
-            raise errors.Conflict(
-                f"Update conflict: {exc.message}", code=errors.CONCURRENT_UPDATE
-            ) from None
-        except errors.BadRequest as exc:
-            raise errors.BadRequest(
-                f"Unable to create inventory for resource provider {provider.uuid}: {exc.message}"
-            ) from None
-        except errors.Conflict as exc:
-            raise errors.Conflict(f"Update conflict: {exc.message}", code=exc.code) from None
         resp.set_header(
             "Location", base.absolute_url(req, f"{provider_path(provider.uuid)}/inventories/{rc}")
         )
@@ -101,24 +146,13 @@ class Inventories(base.Resource):
         data = base.json_body(req, schema.PUT_ALL)
         _check_generation(provider, data)
         records = {rc: inv_obj.with_defaults(r) for rc, r in data["inventories"].items()}
-        try:
+        with base.answering(_REPLACE, provider=provider.uuid):
             generation = inv_obj.set_inventories(
                 self.deps.engine,
                 provider,
                 records,
                 reserved_may_equal_total=_reserved_may_equal_total(req),
             )
-        except inv_obj.InvalidCapacity as exc:
-            raise errors.BadRequest(
-                f"Unable to update inventory for resource provider {provider.uuid}: {exc.message}"
-            ) from None
-        except errors.BadRequest as exc:
-            raise errors.BadRequest(
-                f"Unknown resource class in inventory for resource provider "
-                f"{provider.uuid}: {exc.message}"
-            ) from None
-        except errors.Conflict as exc:  # in use, or the generation moved meanwhile
-            raise errors.Conflict(f"update conflict: {exc.message}", code=exc.code) from None
         base.send_json(resp, {"inventories": records, "resource_provider_generation": generation})
         base.set_cache_headers(req, resp, base.utcnow() if records else None)
 
@@ -128,14 +162,8 @@ class Inventories(base.Resource):
             raise errors.MethodNotAllowed(message="")
         self.authorize(req, "placement:resource_providers:inventories:delete")
         provider = load_provider(self, uuid)
-        try:
+        with base.answering(_DELETE_ALL, provider=provider.uuid):
             inv_obj.delete_all(self.deps.engine, provider)
-        except rp_obj.GenerationConflict:
-            raise errors.Conflict(
-                f"Unable to delete inventory for resource provider {provider.uuid} because "
-                "the inventory was updated by another process. Please retry your request.",
-                code=errors.CONCURRENT_UPDATE,
-            ) from None
         base.send_empty(resp, 204)
 
 
@@ -161,7 +189,7 @@ class Inventory(base.Resource):
         provider = load_provider(self, uuid)
         data = base.json_body(req, schema.PUT_ONE)
         _check_generation(provider, data)
-        try:
+        with base.answering(_UPDATE, provider=provider.uuid):
             generation = inv_obj.update_inventory(
                 self.deps.engine,
                 provider,
@@ -169,19 +197,6 @@ class Inventory(base.Resource):
                 data,
                 reserved_may_equal_total=_reserved_may_equal_total(req),
             )
-        except inv_obj.InvalidCapacity as exc:
-            raise errors.BadRequest(
-                f"Unable to update inventory for resource provider {provider.uuid}: {exc.message}"
-            ) from None
-        except inv_obj.NoInventoryOfClass as exc:
-            raise errors.BadRequest(
-                f"No inventory record with resource class for resource "
-                f"provider {provider.uuid}: {exc.message}"
-            ) from None
-        except rp_obj.GenerationConflict as exc:
-            raise errors.Conflict(
-                f"update conflict: {exc.message}", code=errors.CONCURRENT_UPDATE
-            ) from None
         _send_one(req, resp, inv_obj.with_defaults(data), generation, base.utcnow())
 
     def on_delete(
@@ -189,15 +204,6 @@ class Inventory(base.Resource):
     ) -> None:
         self.authorize(req, "placement:resource_providers:inventories:delete")
         provider = load_provider(self, uuid)
-        try:
+        with base.answering(_DELETE, rc=resource_class):
             inv_obj.delete_inventory(self.deps.engine, provider, resource_class)
-        except errors.NotFound as exc:
-            raise errors.NotFound(
-                f"No inventory of class {resource_class} found for delete: {exc.message}"
-            ) from None
-        except errors.Conflict as exc:  # in use, or the generation moved meanwhile
-            raise errors.Conflict(
-                f"Unable to delete inventory of class {resource_class}: {exc.message}",
-                code=errors.CONCURRENT_UPDATE,
-            ) from None
         base.send_empty(resp, 204)

@@ -10,6 +10,7 @@ import jsonschema
 from placement import errors
 from placement import microversion as mv
 from placement.handlers import base
+from placement.objects import exceptions
 from placement.objects import trait as trait_obj
 from placement.schemas import trait as schema
 
@@ -17,6 +18,14 @@ _INVALID_NAME = (
     "The trait is invalid. A valid trait must be no longer than 255 characters, start "
     'with the prefix "CUSTOM_" and use following characters: "A"-"Z", "0"-"9" and "_"'
 )
+
+#: A provider's traits: shown (``uuid`` the path's), and set (unknown names are the body's).
+_SHOW: base.Answers = {
+    exceptions.ProviderNotFound: base.Answer(
+        errors.NotFound, "No resource provider with uuid {uuid} found: {message}"
+    ),
+}
+_SET: base.Answers = {exceptions.TraitNotFound: base.Answer(errors.BadRequest)}
 
 
 def _last_modified(traits: list[trait_obj.Trait]) -> datetime.datetime:
@@ -98,12 +107,8 @@ class ProviderTraits(base.Resource):
         base.require_version(req, mv.TRAITS)
         base.check_accept(req)
         self.authorize(req, "placement:resource_providers:traits:list")
-        try:
+        with base.answering(_SHOW, uuid=uuid):
             found = trait_obj.provider_traits(self.deps.engine, uuid)
-        except errors.NotFound as exc:
-            raise errors.NotFound(
-                f"No resource provider with uuid {uuid} found: {exc.message}"
-            ) from None
         self._send(req, resp, found)
 
     def on_put(self, req: falcon.Request, resp: falcon.Response, uuid: str) -> None:
@@ -111,9 +116,10 @@ class ProviderTraits(base.Resource):
         base.require_json_content(req)
         self.authorize(req, "placement:resource_providers:traits:update")
         data = base.json_body(req, schema.SET_PROVIDER_TRAITS)
-        found = trait_obj.set_provider_traits(
-            self.deps.engine, uuid, data["resource_provider_generation"], data["traits"]
-        )
+        with base.answering(_SET):
+            found = trait_obj.set_provider_traits(
+                self.deps.engine, uuid, data["resource_provider_generation"], data["traits"]
+            )
         self._send(req, resp, found)
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response, uuid: str) -> None:

@@ -4,7 +4,8 @@ Order, as upstream: microversion minimum; then either the policy check (lists
 and create) or the lookup of the addressed object followed by the policy
 check (single objects: 404 wins over 403); then the JSON body. Domain errors
 raised anywhere inside become HTTP errors through :data:`STATUS_OF`, the one
-table that maps them.
+table that maps them (:data:`PATCH_STATUS_OF` for a refused JSON-Patch), with
+the helper every handler uses (``base.http_error``).
 """
 
 from __future__ import annotations
@@ -27,24 +28,20 @@ if TYPE_CHECKING:
     from sqlalchemy.engine import Connection
 
 #: Domain error family → the HTTP error answering it (first match wins).
-STATUS_OF: tuple[tuple[type[domain.ActionPlanError], type[errors.PlacementError]], ...] = (
-    (domain.NotFound, errors.NotFound),
-    (domain.Conflict, errors.Conflict),
-    (domain.Invalid, errors.BadRequest),
-)
+STATUS_OF: base.Answers = {
+    domain.NotFound: base.Answer(errors.NotFound),
+    domain.Conflict: base.Answer(errors.Conflict),
+    domain.Invalid: base.Answer(errors.BadRequest),
+}
+#: The same for a PATCH: a refused one quotes the patch, as upstream.
+PATCH_STATUS_OF: base.Answers = {
+    **STATUS_OF,
+    domain.Invalid: base.Answer(
+        errors.BadRequest, "Couldn't apply patch '{patch!r}'. Reason: {message}"
+    ),
+}
 
 _WATCHER_DENIAL = "Policy doesn't allow {rule} to be performed."
-
-
-def http_error(exc: domain.ActionPlanError, patch: Any = None) -> errors.PlacementError:
-    """The HTTP error for a domain error; a refused PATCH quotes the patch, as upstream."""
-    for family, http in STATUS_OF:
-        if isinstance(exc, family):
-            message = str(exc)
-            if patch is not None and http is errors.BadRequest:
-                message = f"Couldn't apply patch '{patch!r}'. Reason: {message}"
-            return http(message)
-    return errors.InternalError(str(exc))
 
 
 @dataclass(frozen=True)
@@ -116,7 +113,8 @@ def responder(
                 method(resource, req, resp, **kwargs)
             except domain.ActionPlanError as exc:
                 patch = data if body is not None and body.argument is None else None
-                raise http_error(exc, patch) from None
+                table = STATUS_OF if patch is None else PATCH_STATUS_OF
+                raise base.http_error(exc, table, patch=patch) from None
 
         return run
 
