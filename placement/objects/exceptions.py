@@ -1,8 +1,9 @@
 """Typed domain errors of the object layer.
 
-They know nothing of HTTP: each carries the facts of the failure (names,
-uuids) and ``message``, upstream's text for the case. Three families say what
-kind of failure it is: :class:`NotFound` (something named does not exist),
+They know nothing of HTTP: each holds the facts of the failure (names, uuids)
+and ``message``, upstream's text for the case (see
+:class:`placement.domain_errors.DomainError`). Three families say what kind of
+failure it is: :class:`NotFound` (something named does not exist),
 :class:`Invalid` (the request asks for something that cannot be) and
 :class:`Conflict` (what is stored forbids the change). Handlers turn them into
 HTTP errors with their own tables (``placement.handlers.base.answering``),
@@ -11,19 +12,13 @@ adding the words each route has upstream.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Literal
 
+from placement.domain_errors import DomainError
 
-class ObjectError(Exception):
-    """Base of every error of the object layer; ``str()`` is ``message``."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-    def __str__(self) -> str:
-        return self.message
+class ObjectError(DomainError):
+    """Base of every error of the object layer."""
 
 
 class NotFound(ObjectError):
@@ -44,9 +39,8 @@ class Conflict(ObjectError):
 class NameNotFound(NotFound):
     """Names of a table of named things (classes, traits) that are not in it."""
 
-    def __init__(self, message: str, names: Iterable[str]) -> None:
-        super().__init__(message)
-        self.names = tuple(names)
+    facts = ("message", "names")
+    names: tuple[str, ...]
 
 
 class ResourceClassNotFound(NameNotFound):
@@ -60,25 +54,23 @@ class TraitNotFound(NameNotFound):
 class ProviderNotFound(NotFound):
     """A resource provider that does not exist."""
 
-    def __init__(self, message: str, uuid: str) -> None:
-        super().__init__(message)
-        self.uuid = uuid
+    facts = ("message", "uuid")
+    uuid: str
 
 
 class NoInventoryOfClass(NotFound):
     """The provider has no inventory of a class that exists."""
 
-    def __init__(self, message: str, resource_class: str) -> None:
-        super().__init__(message)
-        self.resource_class = resource_class
+    facts = ("message", "resource_class")
+    resource_class: str
 
 
 class NoAllocations(NotFound):
     """The consumer holds nothing."""
 
-    def __init__(self, consumer_uuid: str) -> None:
-        super().__init__(f"No allocations for consumer '{consumer_uuid}'")
-        self.consumer_uuid = consumer_uuid
+    facts = ("consumer_uuid",)
+    template = "No allocations for consumer '{consumer_uuid}'"
+    consumer_uuid: str
 
 
 # --- invalid ---------------------------------------------------------------------------
@@ -87,37 +79,36 @@ class NoAllocations(NotFound):
 class InvalidProvider(Invalid):
     """A provider create or update refused (no name, a bad parent, a loop...)."""
 
-    def __init__(self, message: str, uuid: str) -> None:
-        super().__init__(message)
-        self.uuid = uuid
+    facts = ("message", "uuid")
+    uuid: str
 
 
 class StandardName(Invalid):
     """A standard resource class or trait, which users may not change or delete."""
 
-    def __init__(self, message: str, name: str) -> None:
-        super().__init__(message)
-        self.name = name
+    facts = ("message", "name")
+    name: str
 
 
 class InvalidCapacity(Invalid):
     """An inventory whose reserved amount leaves no (or negative) capacity."""
 
-    def __init__(self, resource_class: str, provider_uuid: str, relation: str) -> None:
-        super().__init__(
-            f"Invalid inventory for '{resource_class}' on resource provider "
-            f"'{provider_uuid}'. The reserved value is {relation} total."
-        )
-        self.resource_class = resource_class
-        self.provider_uuid = provider_uuid
+    facts = ("resource_class", "provider_uuid", "relation")
+    template = (
+        "Invalid inventory for '{resource_class}' on resource provider "
+        "'{provider_uuid}'. The reserved value is {relation} total."
+    )
+    resource_class: str
+    provider_uuid: str
+    relation: str
 
 
 class UnknownAllocationProvider(Invalid):
     """Allocations name a provider that does not exist."""
 
-    def __init__(self, uuid: str) -> None:
-        super().__init__(f"Allocation for resource provider '{uuid}' that does not exist.")
-        self.uuid = uuid
+    facts = ("uuid",)
+    template = "Allocation for resource provider '{uuid}' that does not exist."
+    uuid: str
 
 
 # --- conflicts --------------------------------------------------------------------
@@ -140,13 +131,16 @@ class ConcurrentUpdate(Conflict):
     None when retries ran out.
     """
 
+    facts = ("generation_of", "message")
+    generation_of: Literal["provider", "consumer"] | None
+
     def __init__(
         self,
         generation_of: Literal["provider", "consumer"] | None = "provider",
         message: str | None = None,
     ) -> None:
-        super().__init__(message or CONCURRENT_UPDATE_MESSAGES[generation_of or "provider"])
-        self.generation_of = generation_of
+        default = CONCURRENT_UPDATE_MESSAGES[generation_of or "provider"]
+        super().__init__(generation_of, message or default)
 
 
 class StaleGeneration(Conflict):
@@ -156,25 +150,23 @@ class StaleGeneration(Conflict):
 class AlreadyExists(Conflict):
     """A resource class or provider name (or uuid) that is taken."""
 
-    def __init__(self, message: str, name: str) -> None:
-        super().__init__(message)
-        self.name = name
+    facts = ("message", "name")
+    name: str
 
 
 class DuplicateProvider(AlreadyExists):
-    """A provider name or uuid that another provider has."""
+    """A provider name or uuid (``name``: which, and its value) another provider has."""
 
 
 class InventoryExists(Conflict):
     """Adding inventory of a class the provider has already."""
 
-    def __init__(self, resource_class: str, provider_uuid: str) -> None:
-        super().__init__(
-            f"Inventory of class {resource_class} already exists on resource provider "
-            f"{provider_uuid}."
-        )
-        self.resource_class = resource_class
-        self.provider_uuid = provider_uuid
+    facts = ("resource_class", "provider_uuid")
+    template = (
+        "Inventory of class {resource_class} already exists on resource provider {provider_uuid}."
+    )
+    resource_class: str
+    provider_uuid: str
 
 
 class InUse(Conflict):
@@ -184,33 +176,30 @@ class InUse(Conflict):
 class InventoryInUse(Conflict):
     """Removing inventory that allocations still use."""
 
-    def __init__(self, classes: Iterable[str], provider_uuid: str) -> None:
-        self.classes = tuple(classes)
-        super().__init__(
-            f"Inventory for '{', '.join(self.classes)}' on resource provider "
-            f"'{provider_uuid}' in use."
-        )
-        self.provider_uuid = provider_uuid
+    facts = ("classes", "provider_uuid")
+    template = "Inventory for '{listed}' on resource provider '{provider_uuid}' in use."
+    classes: tuple[str, ...]
+    provider_uuid: str
+
+    @property
+    def listed(self) -> str:
+        return ", ".join(self.classes)
 
 
 class ProviderInUse(Conflict):
     """Deleting a provider that allocations use."""
 
-    def __init__(self, uuid: str) -> None:
-        super().__init__(
-            f"Unable to delete resource provider {uuid}: Resource provider has allocations."
-        )
-        self.uuid = uuid
+    facts = ("uuid",)
+    template = "Unable to delete resource provider {uuid}: Resource provider has allocations."
+    uuid: str
 
 
 class ProviderHasChildren(Conflict):
     """Deleting a provider that other providers have as their parent."""
 
-    def __init__(self, uuid: str) -> None:
-        super().__init__(
-            f"Unable to delete parent resource provider {uuid}: It has child resource providers."
-        )
-        self.uuid = uuid
+    facts = ("uuid",)
+    template = "Unable to delete parent resource provider {uuid}: It has child resource providers."
+    uuid: str
 
 
 class InvalidAllocation(Conflict):

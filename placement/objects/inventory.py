@@ -216,7 +216,7 @@ def _delete_unused(conn: Connection, provider: rp_obj.Provider, class_ids: set[i
         .all()
     )
     if in_use:
-        raise exceptions.InventoryInUse(in_use, provider.uuid)
+        raise exceptions.InventoryInUse(tuple(in_use), provider.uuid)
     conn.execute(
         delete(_INV).where(
             _INV.c.resource_provider_id == provider.id, _INV.c.resource_class_id.in_(class_ids)

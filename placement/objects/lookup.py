@@ -36,7 +36,7 @@ def rows_by_name(
         found = {row.name: row for row in rows}
     missing = [name for name in wanted if name not in found]
     if missing:
-        raise error(message.format(names=", ".join(missing), name=missing[0]), missing)
+        raise error(message.format(names=", ".join(missing), name=missing[0]), tuple(missing))
     return {name: found[name] for name in wanted}
 
 

@@ -111,7 +111,7 @@ def _find(conn: Connection, name: str) -> ResourceClass | None:
 def _get(conn: Connection, name: str) -> ResourceClass:
     found = _find(conn, name)
     if found is None:
-        raise exceptions.ResourceClassNotFound(NOT_FOUND_MESSAGE.format(names=name), [name])
+        raise exceptions.ResourceClassNotFound(NOT_FOUND_MESSAGE.format(names=name), (name,))
     return found
 
 
