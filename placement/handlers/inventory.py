@@ -7,6 +7,7 @@ in), not as re-read from the database, so JSON types survive the round trip.
 from __future__ import annotations
 
 import datetime
+from collections.abc import Callable
 from typing import Any
 
 import falcon
@@ -81,6 +82,26 @@ def _reserved_may_equal_total(req: falcon.Request) -> bool:
     return base.version(req) >= mv.RESERVED_EQUALS_TOTAL
 
 
+def _write_one(
+    resource: base.Resource,
+    req: falcon.Request,
+    write: Callable[..., int],
+    answers: base.Answers,
+    provider: rp_obj.Provider,
+    rc: str,
+    record: dict[str, Any],
+) -> int:
+    """Add or update (``write``) one class's inventory; its errors answered by ``answers``."""
+    with base.answering(answers, provider=provider.uuid):
+        return write(
+            resource.deps.engine,
+            provider,
+            rc,
+            record,
+            reserved_may_equal_total=_reserved_may_equal_total(req),
+        )
+
+
 def _check_generation(provider: rp_obj.Provider, data: dict) -> None:
     if data["resource_provider_generation"] != provider.generation:
         raise errors.Conflict(_GENERATION_CONFLICT, code=errors.CONCURRENT_UPDATE)
@@ -126,14 +147,7 @@ class Inventories(base.Resource):
         provider = load_provider(self, uuid)
         data = base.json_body(req, schema.POST_ONE)
         rc = data["resource_class"]
-        with base.answering(_CREATE, provider=provider.uuid):
-            generation = inv_obj.add_inventory(
-                self.deps.engine,
-                provider,
-                rc,
-                data,
-                reserved_may_equal_total=_reserved_may_equal_total(req),
-            )
+        generation = _write_one(self, req, inv_obj.add_inventory, _CREATE, provider, rc, data)
         resp.set_header(
             "Location", base.absolute_url(req, f"{provider_path(provider.uuid)}/inventories/{rc}")
         )
@@ -189,14 +203,9 @@ class Inventory(base.Resource):
         provider = load_provider(self, uuid)
         data = base.json_body(req, schema.PUT_ONE)
         _check_generation(provider, data)
-        with base.answering(_UPDATE, provider=provider.uuid):
-            generation = inv_obj.update_inventory(
-                self.deps.engine,
-                provider,
-                resource_class,
-                data,
-                reserved_may_equal_total=_reserved_may_equal_total(req),
-            )
+        generation = _write_one(
+            self, req, inv_obj.update_inventory, _UPDATE, provider, resource_class, data
+        )
         _send_one(req, resp, inv_obj.with_defaults(data), generation, base.utcnow())
 
     def on_delete(
