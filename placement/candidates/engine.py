@@ -34,7 +34,6 @@ from oslo_config import cfg
 from sqlalchemy import func, select
 from sqlalchemy.engine import Connection, Engine
 
-from placement import errors
 from placement.candidates import output, query, resolve, slots, summaries
 from placement.candidates.combine import Search
 from placement.candidates.conditions import has_traits
@@ -49,6 +48,7 @@ from placement.candidates.model import (
 from placement.candidates.request import CandidateRequest
 from placement.db import tables
 from placement.db.transaction import reader
+from placement.objects import exceptions
 
 #: Root ids in the first window; each next window is 4 times as wide.
 FIRST_WINDOW = 64
@@ -154,7 +154,7 @@ def _plan(conn: Connection, request: CandidateRequest) -> Plan | None:
     for wanted in request.groups:
         try:
             group = resolve.group(conn, wanted)
-        except errors.BadRequest:
+        except exceptions.NameNotFound:
             if _upstream_stops_before(conn, groups, root_traits, shape):
                 return None
             raise

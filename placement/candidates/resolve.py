@@ -18,12 +18,11 @@ import os_traits
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
-from placement import errors
 from placement.candidates.conditions import in_aggregates
 from placement.candidates.model import AggregateIds, ResolvedGroup, TraitIds
 from placement.candidates.request import RequestGroup
 from placement.db import tables
-from placement.objects import filters, resource_class, resource_provider, trait
+from placement.objects import exceptions, filters, resource_class, resource_provider, trait
 
 _CLASS_MESSAGE = "Invalid resource class in resources parameter: No such resource class {names}."
 
@@ -61,7 +60,7 @@ def group(conn: Connection, wanted: RequestGroup) -> ResolvedGroup:
             names + sorted(wanted.traits.forbidden),
             trait.NOT_FOUND_MESSAGE,
         )
-    except errors.BadRequest:
+    except exceptions.TraitNotFound:
         # Nobody in the aggregates comes first. Otherwise that needs no
         # query of its own: the group's query then finds nothing.
         if aggregates.member_of and not _someone_in(conn, aggregates):
@@ -116,8 +115,8 @@ def _ids(
     as upstream (which looks names up one by one) does."""
     names = list(names)
     try:
-        return lookup(conn, names, message=message, error=errors.BadRequest)
-    except errors.BadRequest:
+        return lookup(conn, names, message=message)
+    except exceptions.NameNotFound:
         for name in names:
-            lookup(conn, [name], message=message, error=errors.BadRequest)
+            lookup(conn, [name], message=message)
         raise

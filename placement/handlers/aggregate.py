@@ -6,7 +6,7 @@ is stale and always bumps it; before 1.19 neither happens.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import falcon
 
@@ -15,7 +15,7 @@ from placement import microversion as mv
 from placement.handlers import base
 from placement.handlers.resource_provider import PROVIDER
 from placement.objects import aggregate as agg_obj
-from placement.objects import resource_provider as rp_obj
+from placement.objects import exceptions
 from placement.objects.resource_provider import Provider
 from placement.schemas import aggregate as schema
 
@@ -29,6 +29,12 @@ def _send(req: falcon.Request, resp: falcon.Response, uuids: list[str], generati
 
 
 class Aggregates(base.Resource):
+    ANSWERS: ClassVar[base.Answers] = {
+        exceptions.ConcurrentUpdate: base.Answer(
+            errors.Conflict, "Update conflict: {message}", errors.CONCURRENT_UPDATE
+        ),
+    }
+
     @base.responder(
         policy.RP_AGGREGATES_LIST, base.accepts_json, base.since(mv.AGGREGATES), lookup=PROVIDER
     )
@@ -57,12 +63,7 @@ class Aggregates(base.Resource):
                     code=errors.CONCURRENT_UPDATE,
                 )
             uuids = data["aggregates"]
-        try:
-            generation = agg_obj.set_aggregates(
-                self.deps.engine, provider, uuids, increment_generation=with_generation
-            )
-        except rp_obj.GenerationConflict as exc:
-            raise errors.Conflict(
-                f"Update conflict: {exc.message}", code=errors.CONCURRENT_UPDATE
-            ) from None
+        generation = agg_obj.set_aggregates(
+            self.deps.engine, provider, uuids, increment_generation=with_generation
+        )
         _send(req, resp, uuids, generation)

@@ -3,7 +3,7 @@
 Bodies change shape with the microversion (see ``placement.schemas.allocation``);
 here every shape is turned into :class:`allocation.ConsumerWrite` records and
 the object layer does the rest. The object layer's errors get the prefix
-each route has upstream.
+each route has upstream (:data:`_PUT`, :data:`_POST`).
 """
 
 from __future__ import annotations
@@ -18,9 +18,31 @@ from oslo_utils import uuidutils
 from placement import errors, policy
 from placement import microversion as mv
 from placement.handlers import base
-from placement.objects import allocation
-from placement.objects import consumer as consumer_obj
+from placement.objects import allocation, exceptions
 from placement.schemas import allocation as schema
+
+_WRITE: base.Answers = {
+    exceptions.InvalidAllocation: base.Answer(
+        errors.Conflict, "Unable to allocate inventory: {message}"
+    ),
+    exceptions.ConcurrentUpdate: base.Answer(
+        errors.Conflict,
+        "Inventory and/or allocations changed while attempting to allocate: {message}",
+        errors.CONCURRENT_UPDATE,
+    ),
+}
+_PUT: base.Answers = {
+    exceptions.ResourceClassNotFound: base.Answer(
+        errors.BadRequest, "Unable to allocate inventory for consumer {consumer}: {message}"
+    ),
+    **_WRITE,
+}
+_POST: base.Answers = {
+    exceptions.ResourceClassNotFound: base.Answer(
+        errors.BadRequest, "Unable to allocate inventory {message}"
+    ),
+    **_WRITE,
+}
 
 
 def consumer_writes(
@@ -58,13 +80,6 @@ def _write(
 def _list_to_dict(items: list) -> dict:
     """The 1.0–1.11 list form as the dict form; a repeated provider: last wins."""
     return {item["resource_provider"]["uuid"]: {"resources": item["resources"]} for item in items}
-
-
-def _concurrent(exc: consumer_obj.ConcurrentUpdate) -> errors.Conflict:
-    return errors.Conflict(
-        f"Inventory and/or allocations changed while attempting to allocate: {exc.message}",
-        code=errors.CONCURRENT_UPDATE,
-    )
 
 
 def _canonical_consumer(call: base.Call) -> None:
@@ -109,20 +124,12 @@ class ConsumerAllocations(base.Resource):
         if want < mv.ALLOCATIONS_DICT:
             by_provider = _list_to_dict(by_provider)
         writes = [_write(self.deps.conf, consumer_uuid, data, by_provider, want)]
-        try:
+        with base.answering(_PUT, consumer=consumer_uuid):
             allocation.replace(
                 self.deps.engine,
                 writes,
                 attempts=self.deps.conf.placement.allocation_conflict_retry_count,
             )
-        except allocation.UnknownResourceClass as exc:
-            raise errors.BadRequest(
-                f"Unable to allocate inventory for consumer {consumer_uuid}: {exc.message}"
-            ) from None
-        except allocation.InvalidAllocation as exc:
-            raise errors.Conflict(f"Unable to allocate inventory: {exc.message}") from None
-        except consumer_obj.ConcurrentUpdate as exc:
-            raise _concurrent(exc) from None
         base.send_empty(resp, 204)
 
     @base.responder(policy.ALLOCATIONS_DELETE)
@@ -141,18 +148,12 @@ class Allocations(base.Resource):
     @base.responder(policy.ALLOCATIONS_MANAGE, _SINCE_POST, base.sends_json, body=schema.POST)
     def on_post(self, req: falcon.Request, resp: falcon.Response, data: dict) -> None:
         want = base.version(req)
-        try:
+        with base.answering(_POST):
             allocation.replace(
                 self.deps.engine,
                 consumer_writes(self.deps.conf, data, want),
                 attempts=self.deps.conf.placement.allocation_conflict_retry_count,
             )
-        except allocation.UnknownResourceClass as exc:
-            raise errors.BadRequest(f"Unable to allocate inventory {exc.message}") from None
-        except allocation.InvalidAllocation as exc:
-            raise errors.Conflict(f"Unable to allocate inventory: {exc.message}") from None
-        except consumer_obj.ConcurrentUpdate as exc:
-            raise _concurrent(exc) from None
         base.send_empty(resp, 204)
 
 

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import falcon
 
+from placement import errors, policy
 from placement import microversion as mv
-from placement import policy
 from placement.candidates import engine
 from placement.candidates import request as candidate_request
 from placement.handlers import base
+from placement.objects import exceptions
 from placement.schemas import allocation_candidate as schema
 
 #: The route arrived in 1.10: below, it is a 404.
@@ -17,6 +20,9 @@ _SINCE = base.since(mv.ALLOCATION_CANDIDATES)
 
 class AllocationCandidates(base.Resource):
     """``/allocation_candidates``."""
+
+    #: The request names unknown traits or classes: the query is wrong.
+    ANSWERS: ClassVar[base.Answers] = {exceptions.NameNotFound: base.Answer(errors.BadRequest)}
 
     @base.responder(
         policy.ALLOCATION_CANDIDATES_LIST, _SINCE, base.accepts_json, query=schema.QUERY

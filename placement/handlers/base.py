@@ -9,13 +9,14 @@ parsing and rendering rules that are the same for every route.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import email.utils
 import functools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import parse_qsl
 
 import falcon
@@ -25,6 +26,7 @@ from oslo_policy import policy as oslo_policy
 from oslo_utils import uuidutils
 
 from placement import auth, errors, microversion, policy
+from placement.objects import exceptions
 from placement.schemas import Versioned
 
 if TYPE_CHECKING:  # handlers hold the engine for the object layer, never query it
@@ -40,11 +42,93 @@ class Deps:
     enforcer: oslo_policy.Enforcer
 
 
+# --- domain errors → HTTP errors ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The HTTP error a handler answers a domain error with.
+
+    ``template`` is formatted with ``message`` (the domain error's text) and
+    the facts the handler passes to :func:`answering`.
+    """
+
+    error: type[errors.PlacementError]
+    template: str = "{message}"
+    code: str | None = None
+
+
+#: Domain error type → its answer; the first type the error is an instance of wins.
+Answers = Mapping[type[Exception], Answer]
+
+#: How every handler answers the object layer's errors unless its own table
+#: says otherwise: the code each error has everywhere, then the families.
+OBJECT_ANSWERS: Answers = {
+    exceptions.ConcurrentUpdate: Answer(errors.Conflict, code=errors.CONCURRENT_UPDATE),
+    exceptions.StaleGeneration: Answer(errors.Conflict, code=errors.CONCURRENT_UPDATE),
+    exceptions.InventoryExists: Answer(errors.Conflict, code=errors.CONCURRENT_UPDATE),
+    exceptions.InventoryInUse: Answer(errors.Conflict, code=errors.INVENTORY_INUSE),
+    exceptions.DuplicateProvider: Answer(errors.Conflict, code=errors.DUPLICATE_NAME),
+    exceptions.ProviderInUse: Answer(errors.Conflict, code=errors.PROVIDER_IN_USE),
+    exceptions.ProviderHasChildren: Answer(
+        errors.Conflict, code=errors.PROVIDER_CANNOT_DELETE_PARENT
+    ),
+    exceptions.NotFound: Answer(errors.NotFound),
+    exceptions.Invalid: Answer(errors.BadRequest),
+    exceptions.Conflict: Answer(errors.Conflict),
+}
+
+
+def http_error(exc: Exception, *tables: Answers, **facts: object) -> errors.PlacementError:
+    """The answer to ``exc`` from the first of ``tables`` that has one (else a 500)."""
+    for table in tables:
+        for family, answer in table.items():
+            if isinstance(exc, family):
+                message = answer.template.format(message=str(exc), **facts)
+                return answer.error(message, code=answer.code)
+    return errors.InternalError(str(exc))
+
+
+@contextlib.contextmanager
+def answering(table: Answers, **facts: object) -> Iterator[None]:
+    """Answer the object layer's errors raised inside by ``table``, then
+    :data:`OBJECT_ANSWERS`; ``facts`` fill the templates' other fields."""
+    try:
+        yield
+    except exceptions.ObjectError as exc:
+        raise http_error(exc, table, OBJECT_ANSWERS, **facts) from None
+
+
+Responder = Callable[..., None]
+
+
+def _answered(responder: Responder, table: Answers) -> Responder:
+    @functools.wraps(responder)
+    def run(resource: Resource, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
+        with answering(table):
+            responder(resource, req, resp, **path)
+
+    return run
+
+
 class Resource:
     """Base of every Falcon resource: holds the app's dependencies.
 
+    Every responder (``on_get``...) answers the object layer's errors by the
+    class's :attr:`ANSWERS` (then :data:`OBJECT_ANSWERS`); a responder whose
+    routes word an error with request facts wraps its call in
+    :func:`answering` itself.
+
     ``OPTIONS`` is not part of the Placement API: without CORS it is a 405.
     """
+
+    ANSWERS: ClassVar[Answers] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for name, responder in list(vars(cls).items()):
+            if name.startswith("on_") and callable(responder):
+                setattr(cls, name, _answered(responder, cls.ANSWERS))
 
     def __init__(self, deps: Deps) -> None:
         self.deps = deps
@@ -71,7 +155,6 @@ class Call:
 
 #: One step of a preamble: it refuses the request (raises) or adds to ``call.kwargs``.
 Step = Callable[[Call], None]
-Responder = Callable[..., None]
 
 
 def preamble(*steps: Step) -> Callable[[Responder], Responder]:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import uuid as uuidlib
+from typing import ClassVar
 
 import falcon
 
 from placement import errors, policy
 from placement import microversion as mv
 from placement.handlers import base
-from placement.objects import filters
+from placement.objects import exceptions, filters
 from placement.objects import resource_provider as rp_obj
 from placement.objects.resource_provider import Provider
 from placement.schemas import resource_provider as schema
@@ -80,6 +81,9 @@ def serialize(req: falcon.Request, provider: Provider) -> dict:
 
 class ResourceProviders(base.Resource):
     """``/resource_providers``: list with filters, create."""
+
+    #: The list's filters name unknown traits or classes: the query is wrong.
+    ANSWERS: ClassVar[base.Answers] = {exceptions.NameNotFound: base.Answer(errors.BadRequest)}
 
     @base.responder(policy.RP_LIST, base.accepts_json, query=schema.LIST_QUERY)
     def on_get(self, req: falcon.Request, resp: falcon.Response, params: dict[str, str]) -> None:

@@ -10,6 +10,7 @@ import jsonschema
 from placement import errors, policy
 from placement import microversion as mv
 from placement.handlers import base
+from placement.objects import exceptions
 from placement.objects import trait as trait_obj
 from placement.schemas import trait as schema
 
@@ -17,6 +18,14 @@ _INVALID_NAME = (
     "The trait is invalid. A valid trait must be no longer than 255 characters, start "
     'with the prefix "CUSTOM_" and use following characters: "A"-"Z", "0"-"9" and "_"'
 )
+
+#: A provider's traits: shown (``uuid`` the path's), and set (unknown names are the body's).
+_SHOW: base.Answers = {
+    exceptions.ProviderNotFound: base.Answer(
+        errors.NotFound, "No resource provider with uuid {uuid} found: {message}"
+    ),
+}
+_SET: base.Answers = {exceptions.TraitNotFound: base.Answer(errors.BadRequest)}
 
 
 def _last_modified(traits: list[trait_obj.Trait]) -> datetime.datetime:
@@ -94,21 +103,18 @@ class ProviderTraits(base.Resource):
 
     @base.responder(policy.RP_TRAITS_LIST, _SINCE, base.accepts_json)
     def on_get(self, req: falcon.Request, resp: falcon.Response, uuid: str) -> None:
-        try:
+        with base.answering(_SHOW, uuid=uuid):
             found = trait_obj.provider_traits(self.deps.engine, uuid)
-        except errors.NotFound as exc:
-            raise errors.NotFound(
-                f"No resource provider with uuid {uuid} found: {exc.message}"
-            ) from None
         self._send(req, resp, found)
 
     @base.responder(
         policy.RP_TRAITS_UPDATE, _SINCE, base.sends_json, body=schema.SET_PROVIDER_TRAITS
     )
     def on_put(self, req: falcon.Request, resp: falcon.Response, uuid: str, data: dict) -> None:
-        found = trait_obj.set_provider_traits(
-            self.deps.engine, uuid, data["resource_provider_generation"], data["traits"]
-        )
+        with base.answering(_SET):
+            found = trait_obj.set_provider_traits(
+                self.deps.engine, uuid, data["resource_provider_generation"], data["traits"]
+            )
         self._send(req, resp, found)
 
     @base.responder(policy.RP_TRAITS_DELETE, _SINCE)

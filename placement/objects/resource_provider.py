@@ -25,28 +25,12 @@ import sqlalchemy
 from sqlalchemy import and_, delete, func, insert, literal, select, update
 from sqlalchemy.engine import Connection, Engine
 
-from placement import db, errors
+from placement import db
 from placement.db import tables
 from placement.db.inserted import inserted_id
-from placement.objects import filters, lookup, resource_class
+from placement.objects import exceptions, filters, lookup, resource_class
 
 _RP = tables.resource_providers
-
-#: Upstream's text for a lost compare-and-swap on the provider generation.
-CONCURRENT_UPDATE_MESSAGE = (
-    "Another thread concurrently updated the resource provider data. Please retry your update"
-)
-
-
-class GenerationConflict(errors.Conflict):
-    """The provider's generation moved since the caller read it.
-
-    Handlers usually re-raise it with their own prefix
-    (``f"update conflict: {exc.message}"``).
-    """
-
-    def __init__(self, message: str = CONCURRENT_UPDATE_MESSAGE) -> None:
-        super().__init__(message, code=errors.CONCURRENT_UPDATE)
 
 
 @dataclass(frozen=True)
@@ -137,7 +121,7 @@ def find(engine: Engine, uuid: str) -> Provider | None:
 def increment_generation(conn: Connection, provider_id: int, expected_generation: int) -> int:
     """Compare-and-swap the generation from ``expected_generation`` to +1.
 
-    Returns the new generation. Raises :class:`GenerationConflict` when the
+    Returns the new generation. Raises :class:`ConcurrentUpdate` when the
     stored generation differs; the caller's transaction must then be rolled
     back (raising out of ``db.writer`` does that). Run it before the other
     writes of the transaction: the row lock it takes serializes concurrent
@@ -149,7 +133,7 @@ def increment_generation(conn: Connection, provider_id: int, expected_generation
         .values(generation=expected_generation + 1)
     )
     if result.rowcount != 1:
-        raise GenerationConflict()
+        raise exceptions.ConcurrentUpdate("provider")
     return expected_generation + 1
 
 
@@ -161,15 +145,16 @@ def create_provider(
 ) -> Provider:
     """Create a provider (generation 0) under ``parent_uuid`` or as a root.
 
-    ``uuid`` must already be normalized (lowercase, dashed). Raises 400 for an
-    empty name or a bad parent and 409 ``duplicate_name`` when the name or
-    the uuid is taken.
+    ``uuid`` must already be normalized (lowercase, dashed). Raises
+    :class:`InvalidProvider` for an empty name or a bad parent and
+    :class:`DuplicateProvider` when the name or the uuid is taken.
     """
 
-    def fail(reason: str) -> errors.BadRequest:
-        return errors.BadRequest(
+    def fail(reason: str) -> exceptions.InvalidProvider:
+        return exceptions.InvalidProvider(
             f'Unable to create resource provider "{name}", {uuid}: '
-            f"Object action create failed because: {reason}"
+            f"Object action create failed because: {reason}",
+            uuid,
         )
 
     if not name:
@@ -214,20 +199,15 @@ def create_provider(
 
 
 def _check_unique(conn: Connection, name: str, uuid: str) -> None:
-    """409 naming the uuid if it is taken, else the name if that is.
+    """:class:`DuplicateProvider` naming the uuid if it is taken, else the name if that is.
 
     Upstream reports the one unique constraint the database tripped over
     first, which is the uuid's when both are taken.
     """
     if conn.execute(select(_RP.c.id).where(_RP.c.uuid == uuid)).first():
-        taken = f"uuid: {uuid}"
-    elif conn.execute(select(_RP.c.id).where(_RP.c.name == name)).first():
-        taken = f"name: {name}"
-    else:
-        return
-    raise errors.Conflict(
-        f"Conflicting resource provider {taken} already exists.", code=errors.DUPLICATE_NAME
-    )
+        raise _duplicate(f"uuid: {uuid}")
+    if conn.execute(select(_RP.c.id).where(_RP.c.name == name)).first():
+        raise _duplicate(f"name: {name}")
 
 
 # --- update --------------------------------------------------------------------
@@ -258,16 +238,19 @@ def update_provider(
     the provider as stored afterwards.
     """
 
-    def fail(action: str, reason: str) -> errors.BadRequest:
-        return errors.BadRequest(
+    def fail(action: str, reason: str) -> exceptions.InvalidProvider:
+        return exceptions.InvalidProvider(
             f"Unable to save resource provider {provider.uuid}: "
-            f"Object action {action} failed because: {reason}"
+            f"Object action {action} failed because: {reason}",
+            provider.uuid,
         )
 
     def run(conn: Connection) -> Provider:
         current = get_by_uuid(conn, provider.uuid)
         if current is None:
-            raise errors.NotFound(f"No resource provider with uuid {provider.uuid} found")
+            raise exceptions.ProviderNotFound(
+                f"No resource provider with uuid {provider.uuid} found", provider.uuid
+            )
         values: dict = {}
         new_root = None
         if parent_uuid is not KEEP_PARENT:
@@ -278,7 +261,7 @@ def update_provider(
             if conn.execute(
                 select(_RP.c.id).where(_RP.c.name == name, _RP.c.id != current.id)
             ).first():
-                raise _duplicate_name(name)
+                raise _duplicate(name)
             values["name"] = name
         if values:
             conn.execute(update(_RP).where(_RP.c.id == current.id).values(**values))
@@ -295,13 +278,13 @@ def update_provider(
             if conn.execute(
                 select(_RP.c.id).where(_RP.c.name == name, _RP.c.uuid != provider.uuid)
             ).first():
-                raise _duplicate_name(name) from None
+                raise _duplicate(name) from None
         raise fail("update", "parent provider UUID does not exist.") from None
 
 
-def _duplicate_name(name: str) -> errors.Conflict:
-    return errors.Conflict(
-        f"Conflicting resource provider {name} already exists.", code=errors.DUPLICATE_NAME
+def _duplicate(taken: str) -> exceptions.DuplicateProvider:
+    return exceptions.DuplicateProvider(
+        f"Conflicting resource provider {taken} already exists.", taken
     )
 
 
@@ -310,7 +293,7 @@ def _new_position(
     current: Provider,
     parent_uuid: str | None,
     allow_reparenting: bool,
-    fail: Callable[[str, str], errors.BadRequest],
+    fail: Callable[[str, str], exceptions.InvalidProvider],
 ) -> tuple[int, int | None]:
     """(new root id, new parent id) for moving ``current`` under ``parent_uuid``."""
     if parent_uuid is None:
@@ -365,26 +348,19 @@ def delete_provider(engine: Engine, uuid: str) -> None:
             is not None
         )
 
-    def cannot_delete_parent() -> errors.Conflict:
-        return errors.Conflict(
-            f"Unable to delete parent resource provider {uuid}: It has child resource providers.",
-            code=errors.PROVIDER_CANNOT_DELETE_PARENT,
-        )
-
     def run(conn: Connection) -> None:
         provider = get_by_uuid(conn, uuid)
         if provider is None:
-            raise errors.NotFound(f"No resource provider with uuid {uuid} found for delete")
+            raise exceptions.ProviderNotFound(
+                f"No resource provider with uuid {uuid} found for delete", uuid
+            )
         if has_children(conn, provider.id):
-            raise cannot_delete_parent()
+            raise exceptions.ProviderHasChildren(uuid)
         alloc = tables.allocations
         if conn.execute(
             select(alloc.c.id).where(alloc.c.resource_provider_id == provider.id).limit(1)
         ).first():
-            raise errors.Conflict(
-                f"Unable to delete resource provider {uuid}: Resource provider has allocations.",
-                code=errors.PROVIDER_IN_USE,
-            )
+            raise exceptions.ProviderInUse(uuid)
         for table in (
             tables.inventories,
             tables.resource_provider_aggregates,
@@ -399,7 +375,7 @@ def delete_provider(engine: Engine, uuid: str) -> None:
         db.run_in_transaction(engine, run, write=True)
     except sqlalchemy.exc.IntegrityError:
         # A child was attached after our check.
-        raise cannot_delete_parent() from None
+        raise exceptions.ProviderHasChildren(uuid) from None
 
 
 # --- list ----------------------------------------------------------------------
@@ -420,7 +396,8 @@ class ProviderFilters:
 def list_providers(engine: Engine, wanted: ProviderFilters) -> list[Provider]:
     """Providers matching ``wanted``, each judged on its own (no tree spanning).
 
-    Unknown traits and resource classes raise 400 with upstream's texts;
+    Unknown traits and resource classes raise :class:`TraitNotFound` and
+    :class:`ResourceClassNotFound` with upstream's texts;
     unknown aggregates or ``in_tree`` providers simply match nothing. Like
     upstream, filters are applied in a fixed order and the first one that no
     provider at all passes (``in_tree``, required traits, ``member_of``) ends
@@ -469,12 +446,12 @@ def _anyone_passes(conn: Connection, conditions: list) -> bool:
 
 
 def _trait_ids(conn: Connection, names: list[str]) -> dict[str, int]:
-    """Trait ids by name; like upstream, a 400 names only the first unknown one."""
+    """Trait ids by name; like upstream, the error names only the first unknown one."""
     return lookup.ids_by_name(
         conn,
         tables.traits,
         names,
-        error=errors.BadRequest,
+        error=exceptions.TraitNotFound,
         message='Invalid trait(s) in "required" parameter: No such trait(s): {name}.',
     )
 
@@ -520,7 +497,6 @@ def _capacity_conditions(conn: Connection, amounts: dict[str, int]) -> list:
         conn,
         amounts,
         message="Invalid resource class in resources parameter: No such resource class {names}.",
-        error=errors.BadRequest,
     )
     return [
         _RP.c.id.in_(providers_with_capacity(class_ids[rc], amount))

@@ -5,7 +5,10 @@ ordered as Watcher does: microversion minimum (a 400 there, not a 404); then
 either the policy check (lists and create) or the lookup of the addressed
 object followed by the policy check (single objects: 404 wins over 403); then
 the JSON body. Domain errors raised by the lookup or the responder become
-HTTP errors through :data:`STATUS_OF`, the one table that maps them."""
+HTTP errors through :data:`STATUS_OF`, the one table that maps them
+(:data:`PATCH_STATUS_OF` for a refused JSON-Patch), with the helper every
+handler uses (``base.http_error``).
+"""
 
 from __future__ import annotations
 
@@ -27,24 +30,20 @@ if TYPE_CHECKING:
     from sqlalchemy.engine import Connection
 
 #: Domain error family → the HTTP error answering it (first match wins).
-STATUS_OF: tuple[tuple[type[domain.ActionPlanError], type[errors.PlacementError]], ...] = (
-    (domain.NotFound, errors.NotFound),
-    (domain.Conflict, errors.Conflict),
-    (domain.Invalid, errors.BadRequest),
-)
+STATUS_OF: base.Answers = {
+    domain.NotFound: base.Answer(errors.NotFound),
+    domain.Conflict: base.Answer(errors.Conflict),
+    domain.Invalid: base.Answer(errors.BadRequest),
+}
+#: The same for a PATCH: a refused one quotes the patch, as upstream.
+PATCH_STATUS_OF: base.Answers = {
+    **STATUS_OF,
+    domain.Invalid: base.Answer(
+        errors.BadRequest, "Couldn't apply patch '{patch!r}'. Reason: {message}"
+    ),
+}
 
 _WATCHER_DENIAL = "Policy doesn't allow {rule} to be performed."
-
-
-def http_error(exc: domain.ActionPlanError, patch: Any = None) -> errors.PlacementError:
-    """The HTTP error for a domain error; a refused PATCH quotes the patch, as upstream."""
-    for family, http in STATUS_OF:
-        if isinstance(exc, family):
-            message = str(exc)
-            if patch is not None and http is errors.BadRequest:
-                message = f"Couldn't apply patch '{patch!r}'. Reason: {message}"
-            return http(message)
-    return errors.InternalError(str(exc))
 
 
 @dataclass(frozen=True)
@@ -67,7 +66,7 @@ class Lookup:
             with transaction.reader(call.resource.deps.engine) as conn:
                 call.kwargs["found"] = self.get(conn, ident)
         except domain.ActionPlanError as exc:
-            raise http_error(exc) from None
+            raise base.http_error(exc, STATUS_OF) from None
 
 
 @dataclass(frozen=True)
@@ -125,7 +124,9 @@ def responder(
             try:
                 method(resource, req, resp, **kwargs)
             except domain.ActionPlanError as exc:
-                raise http_error(exc, kwargs["data"] if quote_patch else None) from None
+                patch = kwargs["data"] if quote_patch else None
+                table = STATUS_OF if patch is None else PATCH_STATUS_OF
+                raise base.http_error(exc, table, patch=patch) from None
 
         return base.preamble(*steps)(translated)
 

@@ -7,7 +7,7 @@ touched provider's and the consumer's generation. So a scheduler claiming at
 the same moment either waits for us or makes our swap fail; nothing is ever
 overcommitted. A lost swap becomes :class:`RunAgain` (the applier rolls back
 and runs the action again); a refused allocation raises
-:class:`placement.objects.allocation.InvalidAllocation` before anything is
+:class:`placement.objects.exceptions.InvalidAllocation` before anything is
 written.
 """
 
