@@ -48,13 +48,14 @@ _HANDLERS = (
     "placement.schemas",
     "placement.objects",
     "placement.candidates",
+    "placement.filters",
     "placement.errors",
     "placement.microversion",
     "placement.policy",
     "placement.auth",
 )
 #: The object layer raises its own domain errors, never ``placement.errors``'
-#: HTTP types (only the query-string grammar of ``objects/filters.py`` does).
+#: HTTP types (only the query-string grammar of ``placement/filters.py`` does).
 _OBJECTS = ("placement.db", "placement.domain_errors", "placement.microversion")
 
 #: ARCHITECTURE.md's tables, row by row.
@@ -68,7 +69,10 @@ RULES: dict[str, Rule] = {
     ),
     "placement.actionplan_opts": Rule(internal=("placement.actionplans",), never=_SQL + _WEB),
     "placement.flavor_opts": Rule(
-        internal=("placement.errors", "placement.objects.filters"), never=_SQL + _WEB
+        internal=("placement.errors", "placement.filters"), never=_SQL + _WEB
+    ),
+    "placement.filters": Rule(
+        internal=("placement.errors", "placement.microversion"), never=_SQL + _WEB + _OSLO_WEB
     ),
     "placement.logs": Rule(internal=(), never=_SQL + _WEB),
     "placement.auth": Rule(internal=("placement.errors",), never=_SQL),
@@ -76,12 +80,10 @@ RULES: dict[str, Rule] = {
     "placement.policy": Rule(internal=("placement.conf", "placement.errors"), never=_SQL + _WEB),
     "placement.schemas": Rule(internal=("placement.microversion",), never=_SQL + _WEB + _OSLO),
     "placement.db": Rule(internal=(), never=_WEB + _OSLO),
-    "placement.objects": Rule(internal=_OBJECTS, never=_WEB + _OSLO_WEB),
-    "placement.objects.filters": Rule(
-        internal=("placement.errors", "placement.microversion"), never=_SQL + _WEB + _OSLO_WEB
-    ),
+    "placement.objects": Rule(internal=(*_OBJECTS, "placement.filters"), never=_WEB + _OSLO_WEB),
     "placement.candidates": Rule(
-        internal=(*_OBJECTS, "placement.objects", "placement.errors"), never=_WEB + _OSLO_WEB
+        internal=(*_OBJECTS, "placement.objects", "placement.filters", "placement.errors"),
+        never=_WEB + _OSLO_WEB,
     ),
     # The engine's pure steps: its data types, the combination and the output.
     "placement.candidates.model": Rule(internal=(), third_party=()),
@@ -104,6 +106,7 @@ RULES: dict[str, Rule] = {
             "placement.actionplans",
             "placement.candidates",
             "placement.flavor_opts",
+            "placement.filters",
         ),
         never=_WEB + _OSLO_WEB,
     ),

@@ -18,11 +18,12 @@ import os_traits
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
+from placement import filters
 from placement.candidates.conditions import in_aggregates
 from placement.candidates.model import AggregateIds, ResolvedGroup, TraitIds
 from placement.candidates.request import RequestGroup
 from placement.db import tables
-from placement.objects import exceptions, filters, resource_class, resource_provider, trait
+from placement.objects import exceptions, resource_class, resource_provider, trait
 
 _CLASS_MESSAGE = "Invalid resource class in resources parameter: No such resource class {names}."
 

@@ -7,10 +7,10 @@ from typing import ClassVar
 
 import falcon
 
-from placement import errors, policy
+from placement import errors, filters, policy
 from placement import microversion as mv
 from placement.handlers import base
-from placement.objects import exceptions, filters
+from placement.objects import exceptions
 from placement.objects import resource_provider as rp_obj
 from placement.objects.resource_provider import Provider
 from placement.schemas import resource_provider as schema

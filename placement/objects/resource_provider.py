@@ -25,10 +25,10 @@ import sqlalchemy
 from sqlalchemy import and_, delete, func, insert, literal, select, update
 from sqlalchemy.engine import Connection, Engine
 
-from placement import db
+from placement import db, filters
 from placement.db import tables
 from placement.db.inserted import inserted_id
-from placement.objects import exceptions, filters, lookup, resource_class
+from placement.objects import exceptions, lookup, resource_class
 
 _RP = tables.resource_providers
 

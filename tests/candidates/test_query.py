@@ -7,6 +7,7 @@ from collections.abc import Iterable, Iterator
 
 import pytest
 
+from placement import filters
 from placement import microversion as mv
 from placement.candidates import query, resolve, summaries, trees
 from placement.candidates.model import (
@@ -20,7 +21,6 @@ from placement.candidates.model import (
 )
 from placement.candidates.request import RequestGroup
 from placement.db import reader
-from placement.objects import filters
 from tests import rig
 from tests.candidates.world import SHARING, Inventory, World, aggregate_uuid, erase, write
 

@@ -7,10 +7,11 @@ import uuid
 import pytest
 from sqlalchemy import func, insert, select
 
+from placement import filters
 from placement import microversion as mv
 from placement.db import reader, tables, writer
 from placement.objects import aggregate as agg_obj
-from placement.objects import exceptions, filters
+from placement.objects import exceptions
 from placement.objects import inventory as inv_obj
 from placement.objects import resource_provider as rp_obj
 from tests.rows import allocate
