@@ -86,7 +86,7 @@ RULES: dict[str, Rule] = {
         never=_WEB + _OSLO_WEB,
     ),
     # The engine's pure steps: its data types, the combination and the output.
-    "placement.candidates.model": Rule(internal=(), third_party=()),
+    "placement.candidates.model": Rule(internal=("placement.filters",), third_party=()),
     "placement.candidates.combine": Rule(internal=("placement.candidates.model",), third_party=()),
     "placement.candidates.output": Rule(
         internal=("placement.candidates.model", "placement.microversion"), third_party=()

@@ -27,7 +27,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from placement import db
 from placement.db import tables
-from placement.objects import exceptions, resource_class
+from placement.objects import conditions, exceptions, resource_class
 from placement.objects import resource_provider as rp_obj
 
 LOG = logging.getLogger(__name__)
@@ -77,8 +77,9 @@ def with_defaults(record: Mapping[str, Any]) -> dict[str, Any]:
     return {field: record.get(field, DEFAULTS.get(field)) for field in FIELDS}
 
 
-def capacity(record: Mapping[str, Any]) -> int:
-    return int((record["total"] - record["reserved"]) * record["allocation_ratio"])
+def _capacity(record: Mapping[str, Any]) -> int:
+    """The record's capacity in whole units."""
+    return int(conditions.capacity(record["total"], record["reserved"], record["allocation_ratio"]))
 
 
 def validate_capacity(
@@ -86,7 +87,7 @@ def validate_capacity(
 ) -> None:
     """:class:`InvalidCapacity` unless each record leaves capacity (``> 0``, ``>= 0`` from 1.26)."""
     for rc, record in records.items():
-        cap = capacity(with_defaults(record))
+        cap = _capacity(with_defaults(record))
         if cap < 0 or (cap == 0 and not reserved_may_equal_total):
             relation = "greater than" if reserved_may_equal_total else "greater than or equal to"
             raise exceptions.InvalidCapacity(rc, provider_uuid, relation)
@@ -241,7 +242,7 @@ def _warn_over_capacity(
         ).all()
     )
     for class_id, used in usage.items():
-        if used > capacity(records[class_id]):
+        if used > _capacity(records[class_id]):
             LOG.warning(
                 "Resource provider %s is now over-capacity for resource class id %s",
                 provider.uuid,

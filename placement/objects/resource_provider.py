@@ -22,13 +22,13 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 import sqlalchemy
-from sqlalchemy import and_, delete, func, insert, literal, select, update
+from sqlalchemy import delete, insert, select, update
 from sqlalchemy.engine import Connection, Engine
 
 from placement import db, filters
 from placement.db import tables
 from placement.db.inserted import inserted_id
-from placement.objects import exceptions, lookup, resource_class
+from placement.objects import conditions, exceptions, resource_class
 
 _RP = tables.resource_providers
 
@@ -388,9 +388,12 @@ class ProviderFilters:
     name: str | None = None
     uuid: str | None = None
     in_tree: str | None = None
-    member_of: filters.AggregateFilter | None = None
-    traits: filters.TraitFilter | None = None
+    member_of: filters.AggregateFilter[str] | None = None
+    traits: filters.TraitFilter[str] | None = None
     resources: dict[str, int] | None = None
+
+
+_TRAIT_MESSAGE = 'Invalid trait(s) in "required" parameter: No such trait(s): {name}.'
 
 
 def list_providers(engine: Engine, wanted: ProviderFilters) -> list[Provider]:
@@ -401,7 +404,8 @@ def list_providers(engine: Engine, wanted: ProviderFilters) -> list[Provider]:
     unknown aggregates or ``in_tree`` providers simply match nothing. Like
     upstream, filters are applied in a fixed order and the first one that no
     provider at all passes (``in_tree``, required traits, ``member_of``) ends
-    the search with an empty list, before later filters are validated.
+    the search with an empty list, before later filters are validated. The
+    conditions are those of the candidates engine (:mod:`.conditions`).
     """
     with db.reader(engine) as conn:
         query = _provider_select().order_by(_RP.c.id)
@@ -415,22 +419,32 @@ def list_providers(engine: Engine, wanted: ProviderFilters) -> list[Provider]:
                 return []
             query = query.where(_RP.c.root_provider_id == tree.root_provider_id)
         if wanted.traits is not None:
-            required = _required_trait_conditions(conn, wanted.traits.required)
-            if not _anyone_passes(conn, required):
+            required = conditions.has_traits(
+                _RP.c.id,
+                conditions.trait_ids(
+                    conn, filters.TraitFilter(wanted.traits.required), message=_TRAIT_MESSAGE
+                ),
+            )
+            if required and not conditions.anyone(conn, *required):
                 return []
+            forbidden = filters.TraitFilter(forbidden=wanted.traits.forbidden)
             query = query.where(
-                *required, *_forbidden_trait_conditions(conn, wanted.traits.forbidden)
+                *required,
+                *conditions.has_traits(
+                    _RP.c.id, conditions.trait_ids(conn, forbidden, message=_TRAIT_MESSAGE)
+                ),
             )
         if wanted.member_of is not None:
-            required = aggregate_conditions(
-                _RP.c.id, filters.AggregateFilter(wanted.member_of.member_of)
+            aggregates = conditions.aggregate_ids(conn, wanted.member_of)
+            required = conditions.in_aggregates(
+                _RP.c.id, filters.AggregateFilter(aggregates.member_of)
             )
-            if not _anyone_passes(conn, required):
+            if required and not conditions.anyone(conn, *required):
                 return []
             query = query.where(
                 *required,
-                *aggregate_conditions(
-                    _RP.c.id, filters.AggregateFilter(forbidden=wanted.member_of.forbidden)
+                *conditions.in_aggregates(
+                    _RP.c.id, filters.AggregateFilter(forbidden=aggregates.forbidden)
                 ),
             )
         if wanted.resources:
@@ -438,96 +452,23 @@ def list_providers(engine: Engine, wanted: ProviderFilters) -> list[Provider]:
         return _providers(conn, query)
 
 
-def _anyone_passes(conn: Connection, conditions: list) -> bool:
-    """Whether any provider at all meets ``conditions`` (none given: True)."""
-    if not conditions:
-        return True
-    return conn.execute(select(_RP.c.id).where(*conditions).limit(1)).first() is not None
-
-
-def _trait_ids(conn: Connection, names: list[str]) -> dict[str, int]:
-    """Trait ids by name; like upstream, the error names only the first unknown one."""
-    return lookup.ids_by_name(
-        conn,
-        tables.traits,
-        names,
-        error=exceptions.TraitNotFound,
-        message='Invalid trait(s) in "required" parameter: No such trait(s): {name}.',
-    )
-
-
-def _required_trait_conditions(conn: Connection, required: tuple[frozenset[str], ...]) -> list:
-    ids = _trait_ids(conn, [name for any_of in required for name in sorted(any_of)])
-    return [_RP.c.id.in_(_providers_having(ids[name] for name in any_of)) for any_of in required]
-
-
-def _forbidden_trait_conditions(conn: Connection, forbidden: frozenset[str]) -> list:
-    if not forbidden:
-        return []
-    ids = _trait_ids(conn, sorted(forbidden))
-    return [_RP.c.id.not_in(_providers_having(ids.values()))]
-
-
-def _providers_having(trait_ids: Iterable[int]) -> sqlalchemy.Select:
-    rpt = tables.resource_provider_traits
-    return select(rpt.c.resource_provider_id).where(rpt.c.trait_id.in_(list(trait_ids)))
-
-
-def aggregate_conditions(
-    provider_id: sqlalchemy.ColumnElement, wanted: filters.AggregateFilter
-) -> list:
-    """SQL conditions on ``provider_id`` for direct aggregate membership."""
-    rpa, agg = tables.resource_provider_aggregates, tables.placement_aggregates
-
-    def members(uuids: Iterable[str]) -> sqlalchemy.Select:
-        return (
-            select(rpa.c.resource_provider_id)
-            .join(agg, agg.c.id == rpa.c.aggregate_id)
-            .where(agg.c.uuid.in_(sorted(uuids)))
-        )
-
-    conditions = [provider_id.in_(members(any_of)) for any_of in wanted.member_of]
-    if wanted.forbidden:
-        conditions.append(provider_id.not_in(members(wanted.forbidden)))
-    return conditions
-
-
 def _capacity_conditions(conn: Connection, amounts: dict[str, int]) -> list:
+    """The provider has inventory of each class that ``amounts`` fits now."""
     class_ids = resource_class.resource_class_ids(
         conn,
         amounts,
         message="Invalid resource class in resources parameter: No such resource class {names}.",
     )
+    inv = tables.inventories
     return [
-        _RP.c.id.in_(providers_with_capacity(class_ids[rc], amount))
+        select(inv.c.id)
+        .where(
+            inv.c.resource_provider_id == _RP.c.id,
+            inv.c.resource_class_id == class_ids[rc],
+            *conditions.fits(
+                inv, conditions.used(inv.c.resource_provider_id, class_ids[rc]), amount
+            ),
+        )
+        .exists()
         for rc, amount in amounts.items()
     ]
-
-
-def providers_with_capacity(class_id: int, amount: int) -> sqlalchemy.Select:
-    """Ids of providers that can take ``amount`` more of class ``class_id`` now.
-
-    The inventory must exist, ``used + amount <= (total - reserved) * ratio``
-    and the amount must respect min_unit, max_unit and step_size.
-    """
-    inv, alloc = tables.inventories, tables.allocations
-    used = (
-        select(alloc.c.resource_provider_id, func.sum(alloc.c.used).label("used"))
-        .where(alloc.c.resource_class_id == class_id)
-        .group_by(alloc.c.resource_provider_id)
-        .subquery()
-    )
-    return (
-        select(inv.c.resource_provider_id)
-        .outerjoin(used, used.c.resource_provider_id == inv.c.resource_provider_id)
-        .where(
-            and_(
-                inv.c.resource_class_id == class_id,
-                func.coalesce(used.c.used, 0) + amount
-                <= (inv.c.total - inv.c.reserved) * inv.c.allocation_ratio,
-                inv.c.min_unit <= amount,
-                inv.c.max_unit >= amount,
-                literal(amount) % inv.c.step_size == 0,
-            )
-        )
-    )

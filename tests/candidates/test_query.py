@@ -21,6 +21,7 @@ from placement.candidates.model import (
 )
 from placement.candidates.request import RequestGroup
 from placement.db import reader
+from placement.objects import conditions
 from tests import rig
 from tests.candidates.world import SHARING, Inventory, World, aggregate_uuid, erase, write
 
@@ -138,7 +139,9 @@ def test_shape(db_engine, world):
 def test_sharing_anchors_are_trees_with_any_provider_in_the_aggregate(db_engine, world):
     with reader(db_engine) as conn:
         assert trees.sharing_anchors(conn, [5], EVERYTHING) == {5: {1, 5}}
-        agg_a = resolve._aggregate_ids(conn, filters.AggregateFilter(forbidden=frozenset({AGG_A})))
+        agg_a = conditions.aggregate_ids(
+            conn, filters.AggregateFilter(forbidden=frozenset({AGG_A}))
+        )
         assert trees.sharing_anchors(conn, [5], EVERYTHING, agg_a.forbidden) == {}
         assert trees.sharing_anchors(conn, [5], Window(2, 10)) == {5: {5}}
         avx = TraitIds((frozenset({_trait_id(conn, "HW_CPU_X86_AVX")}),))

@@ -15,6 +15,7 @@ from sqlalchemy.engine import Connection
 
 from placement.actionplans.world import Consumer, Node, World
 from placement.db import tables
+from placement.objects import conditions
 
 _RP = tables.resource_providers
 
@@ -47,7 +48,9 @@ def read_world(conn: Connection) -> World:
         .join(_RP, _RP.c.id == inv.c.resource_provider_id)
         .join(rc, rc.c.id == inv.c.resource_class_id)
     ):
-        capacity[root][name] = capacity[root].get(name, 0) + int((total - reserved) * ratio)
+        capacity[root][name] = capacity[root].get(name, 0) + int(
+            conditions.capacity(total, reserved, ratio)
+        )
     held: dict[int, dict[str, dict[str, int]]] = defaultdict(dict)
     usage: dict[int, dict[str, int]] = defaultdict(dict)
     for root, consumer, name, used in conn.execute(
