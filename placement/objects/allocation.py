@@ -37,8 +37,8 @@ from sqlalchemy.engine import Connection, Engine
 
 from placement import db
 from placement.db import tables
+from placement.objects import conditions, exceptions, resource_class
 from placement.objects import consumer as consumer_obj
-from placement.objects import exceptions, resource_class
 from placement.objects import resource_provider as rp_obj
 
 LOG = logging.getLogger(__name__)
@@ -135,35 +135,57 @@ class ProviderAllocations:
     last_modified: datetime.datetime | None
 
 
-def get_for_consumer(engine: Engine, consumer_uuid: str) -> ConsumerAllocations | None:
-    """What ``consumer_uuid`` holds, or None when it holds nothing."""
+def consumer_rows(
+    conn: Connection, consumer_uuid: str, *, with_roots: bool = False
+) -> list[sqlalchemy.Row]:
+    """What ``consumer_uuid`` holds, a row per allocation in the order written.
+
+    Each row: the provider's ``uuid`` and ``generation``, ``class_name``,
+    ``used``, ``created_at``; the consumer's ``consumer_generation``,
+    ``project_id`` and ``user_id`` (internal ids), ``project`` and ``user``
+    (external ids) and ``consumer_type`` (None when unset); with
+    ``with_roots``, the ``root_uuid`` of the provider's tree too.
+    """
     rp, c, rc = tables.resource_providers, tables.consumers, tables.resource_classes
     p, u, ct = tables.projects, tables.users, tables.consumer_types
+    columns = [
+        rp.c.uuid,
+        rp.c.generation,
+        rc.c.name.label("class_name"),
+        _ALLOC.c.used,
+        _ALLOC.c.created_at,
+        c.c.generation.label("consumer_generation"),
+        c.c.project_id,
+        c.c.user_id,
+        p.c.external_id.label("project"),
+        u.c.external_id.label("user"),
+        ct.c.name.label("consumer_type"),
+    ]
+    source = (
+        _ALLOC.join(rp, rp.c.id == _ALLOC.c.resource_provider_id)
+        .join(c, c.c.uuid == _ALLOC.c.consumer_id)
+        .join(p, p.c.id == c.c.project_id)
+        .join(u, u.c.id == c.c.user_id)
+        .join(rc, rc.c.id == _ALLOC.c.resource_class_id)
+        .outerjoin(ct, ct.c.id == c.c.consumer_type_id)
+    )
+    if with_roots:
+        root = rp.alias("root")
+        columns.append(root.c.uuid.label("root_uuid"))
+        source = source.join(root, root.c.id == func.coalesce(rp.c.root_provider_id, rp.c.id))
     query = (
-        select(
-            rp.c.uuid,
-            rp.c.generation,
-            rc.c.name.label("class_name"),
-            _ALLOC.c.used,
-            _ALLOC.c.created_at,
-            c.c.generation.label("consumer_generation"),
-            p.c.external_id.label("project"),
-            u.c.external_id.label("user"),
-            ct.c.name.label("consumer_type"),
-        )
-        .select_from(
-            _ALLOC.join(rp, rp.c.id == _ALLOC.c.resource_provider_id)
-            .join(c, c.c.uuid == _ALLOC.c.consumer_id)
-            .join(p, p.c.id == c.c.project_id)
-            .join(u, u.c.id == c.c.user_id)
-            .join(rc, rc.c.id == _ALLOC.c.resource_class_id)
-            .outerjoin(ct, ct.c.id == c.c.consumer_type_id)
-        )
+        select(*columns)
+        .select_from(source)
         .where(_ALLOC.c.consumer_id == consumer_uuid)
         .order_by(_ALLOC.c.id)
     )
+    return list(conn.execute(query).all())
+
+
+def get_for_consumer(engine: Engine, consumer_uuid: str) -> ConsumerAllocations | None:
+    """What ``consumer_uuid`` holds, or None when it holds nothing."""
     with db.reader(engine) as conn:
-        rows = conn.execute(query).all()
+        rows = consumer_rows(conn, consumer_uuid)
     if not rows:
         return None
     providers: dict[str, ProviderShare] = {}
@@ -527,7 +549,7 @@ def _check(conn: Connection, items: list[_Item], consumers: set[str]) -> None:
             )
         before, ours = usage.get(key, (None, 0))
         used = (before or 0) - ours
-        capacity = (inv.total - inv.reserved) * inv.allocation_ratio
+        capacity = conditions.capacity(inv.total, inv.reserved, inv.allocation_ratio)
         if capacity < used + item.amount or capacity < used + requested[key]:
             # Over capacity is fine only if it is no worse than before.
             if before is None or used + requested[key] > before:
