@@ -37,8 +37,7 @@ def root_traits(conn: Connection, wanted: filters.TraitFilter[str]) -> TraitIds:
 
 def sharing_trait(conn: Connection) -> int:
     """The id of the trait that marks sharing providers."""
-    name = os_traits.MISC_SHARES_VIA_AGGREGATE
-    return trait.trait_ids_by_name(conn, [name])[name]
+    return trait.trait_id(conn, os_traits.MISC_SHARES_VIA_AGGREGATE)
 
 
 def group(conn: Connection, wanted: RequestGroup) -> ResolvedGroup:

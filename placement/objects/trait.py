@@ -64,16 +64,13 @@ _COLUMNS = (_TRAITS.c.id, _TRAITS.c.name, _TRAITS.c.created_at, _TRAITS.c.update
 # --- lookups other areas reuse -------------------------------------------------
 
 
-def trait_ids_by_name(
-    conn: Connection,
-    names: Iterable[str],
-    *,
-    message: str = NOT_FOUND_MESSAGE,
-) -> dict[str, int]:
-    """Map each of ``names`` to its trait id; unknown ones raise
-    :class:`~placement.objects.exceptions.TraitNotFound` with ``message``
-    (placeholders as in :func:`placement.objects.lookup.rows_by_name`)."""
-    return lookup.ids_by_name(conn, _TRAITS, names, message=message, error=exceptions.TraitNotFound)
+def trait_id(conn: Connection, name: str) -> int:
+    """The id of the trait called ``name``; ``TraitNotFound`` ``No such trait(s): <name>.``
+
+    (Filters resolve many names at once with
+    :func:`placement.objects.conditions.trait_ids`.)
+    """
+    return _get(conn, name).id
 
 
 def _by_names(conn: Connection, names: Iterable[str], message: str) -> list[Trait]:

@@ -152,7 +152,7 @@ def test_sharing_anchors_are_trees_with_any_provider_in_the_aggregate(db_engine,
 def _trait_id(conn, name: str) -> int:
     from placement.objects import trait
 
-    return trait.trait_ids_by_name(conn, [name])[name]
+    return trait.trait_id(conn, name)
 
 
 def test_ancestry(db_engine, world):
