@@ -52,6 +52,18 @@ def in_aggregates(provider_id: sqlalchemy.ColumnElement, aggregates: AggregateFi
     )
 
 
+def has_trait_named(provider_id: sqlalchemy.ColumnElement, name: str) -> sqlalchemy.Exists:
+    """``provider_id`` carries the trait called ``name``, looked up in the
+    same statement (for a fixed name, where no lookup of ids comes first)."""
+    link, traits = tables.resource_provider_traits, tables.traits
+    return (
+        select(link.c.resource_provider_id)
+        .join(traits, traits.c.id == link.c.trait_id)
+        .where(link.c.resource_provider_id == provider_id, traits.c.name == name)
+        .exists()
+    )
+
+
 def _linked(
     link: sqlalchemy.Table,
     column: str,
