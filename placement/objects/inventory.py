@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import datetime
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -253,6 +253,30 @@ def _warn_over_capacity(
 # --- one class at a time -----------------------------------------------------------
 
 
+def _write_one_class(
+    engine: Engine,
+    provider: rp_obj.Provider,
+    rc: str,
+    record: Mapping[str, Any],
+    reserved_may_equal_total: bool,
+    write: Callable[[Connection, int, dict[str, Any]], None],
+) -> int:
+    """Check ``record``'s capacity, then in one transaction resolve ``rc``,
+    claim the provider's generation and ``write`` (connection, class id,
+    record with defaults); returns the new generation."""
+    validate_capacity(
+        provider.uuid, {rc: record}, reserved_may_equal_total=reserved_may_equal_total
+    )
+
+    def run(conn: Connection) -> int:
+        class_id = resource_class.resource_class_id(conn, rc)
+        generation = rp_obj.increment_generation(conn, provider.id, provider.generation)
+        write(conn, class_id, with_defaults(record))
+        return generation
+
+    return db.run_in_transaction(engine, run, write=True)
+
+
 def add_inventory(
     engine: Engine,
     provider: rp_obj.Provider,
@@ -266,13 +290,8 @@ def add_inventory(
     Raises :class:`InvalidCapacity`, :class:`ResourceClassNotFound`,
     :class:`ConcurrentUpdate` and :class:`InventoryExists`.
     """
-    validate_capacity(
-        provider.uuid, {rc: record}, reserved_may_equal_total=reserved_may_equal_total
-    )
 
-    def run(conn: Connection) -> int:
-        class_id = resource_class.resource_class_id(conn, rc)
-        generation = rp_obj.increment_generation(conn, provider.id, provider.generation)
+    def insert_new(conn: Connection, class_id: int, full: dict[str, Any]) -> None:
         if conn.execute(
             select(_INV.c.id).where(
                 _INV.c.resource_provider_id == provider.id, _INV.c.resource_class_id == class_id
@@ -281,15 +300,12 @@ def add_inventory(
             raise exceptions.InventoryExists(rc, provider.uuid)
         conn.execute(
             insert(_INV).values(
-                resource_provider_id=provider.id,
-                resource_class_id=class_id,
-                **with_defaults(record),
+                resource_provider_id=provider.id, resource_class_id=class_id, **full
             )
         )
-        return generation
 
     try:
-        return db.run_in_transaction(engine, run, write=True)
+        return _write_one_class(engine, provider, rc, record, reserved_may_equal_total, insert_new)
     except sqlalchemy.exc.IntegrityError:
         raise exceptions.InventoryExists(rc, provider.uuid) from None
 
@@ -307,24 +323,20 @@ def update_inventory(
     Raises :class:`InvalidCapacity`, :class:`ResourceClassNotFound`,
     :class:`ConcurrentUpdate`, :class:`NoInventoryOfClass`.
     """
-    validate_capacity(
-        provider.uuid, {rc: record}, reserved_may_equal_total=reserved_may_equal_total
-    )
 
-    def run(conn: Connection) -> int:
-        class_id = resource_class.resource_class_id(conn, rc)
-        generation = rp_obj.increment_generation(conn, provider.id, provider.generation)
+    def replace_existing(conn: Connection, class_id: int, full: dict[str, Any]) -> None:
         result = conn.execute(
             update(_INV)
             .where(_INV.c.resource_provider_id == provider.id, _INV.c.resource_class_id == class_id)
-            .values(**with_defaults(record))
+            .values(**full)
         )
         if result.rowcount != 1:
             raise exceptions.NoInventoryOfClass(f"No inventory of class {rc} found.", rc)
-        _warn_over_capacity(conn, provider, {class_id: with_defaults(record)})
-        return generation
+        _warn_over_capacity(conn, provider, {class_id: full})
 
-    return db.run_in_transaction(engine, run, write=True)
+    return _write_one_class(
+        engine, provider, rc, record, reserved_may_equal_total, replace_existing
+    )
 
 
 def delete_inventory(engine: Engine, provider: rp_obj.Provider, rc: str) -> int:
