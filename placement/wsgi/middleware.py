@@ -16,6 +16,7 @@ from oslo_middleware import cors, http_proxy_to_wsgi
 
 from placement import auth, errors, logs
 from placement import microversion as mv
+from placement.wsgi import routes
 
 LOG = logging.getLogger("placement.access")
 ERROR_LOG = logging.getLogger("placement.error")
@@ -145,13 +146,15 @@ class InfraOptimTrailingSlash:
 
 
 class MicroversionMiddleware:
-    """Falcon middleware: negotiate the version, then pre-routing checks."""
+    """Falcon middleware: negotiate the version, then pre-routing checks, in
+    upstream's order: the version, ``Content-Length``, a path no route has."""
 
     def process_request(self, req: falcon.Request, resp: falcon.Response) -> None:
         req.context.microversion = None
         req.context.infra_optim_headers = None
         header = req.get_header(mv.HEADER)
-        if mv.is_infra_optim_path(req.path):
+        infra_optim = mv.is_infra_optim_path(req.path)
+        if infra_optim:
             _negotiate_infra_optim(req, header)
         else:
             self._negotiate_placement(req, header)
@@ -167,6 +170,8 @@ class MicroversionMiddleware:
                 raise _without_vary(
                     errors.BadRequest("content-type header required when content-length > 0")
                 )
+        if not infra_optim and routes.has_empty_segment(req.path):
+            raise _without_vary(errors.NotFound(""))
 
     @staticmethod
     def _negotiate_placement(req: falcon.Request, header: str | None) -> None:
