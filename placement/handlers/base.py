@@ -305,12 +305,48 @@ def read_body(req: falcon.Request) -> bytes:
 
 
 def read_json(req: falcon.Request) -> Any:
-    """The request body parsed as JSON; 400 ``Malformed JSON`` otherwise."""
+    """The request body parsed as JSON; 400 ``Malformed JSON`` otherwise.
+
+    On a database of 3-byte text (``req.context.three_byte_text``, see
+    :func:`require_storable`) a string it could not store is a 400 too.
+    """
     raw = read_body(req)
     try:
-        return json.loads(raw.decode("utf-8") if raw else "")
+        data = json.loads(raw.decode("utf-8") if raw else "")
     except (ValueError, UnicodeDecodeError) as exc:
         raise errors.BadRequest(f"Malformed JSON: {exc}") from None
+    if getattr(req.context, "three_byte_text", False):
+        _require_storable_json(data, "")
+    return data
+
+
+def require_storable(field: str, text: str) -> None:
+    """400 naming ``field`` when ``text`` has a character beyond U+FFFF.
+
+    Only for a database that stores 3-byte UTF-8 (MySQL's utf8mb3), which
+    cannot hold such characters: upstream answers 500 there, ours says which
+    field it was. A database that can hold them stores them intact.
+    """
+    wide = next((char for char in text if ord(char) > 0xFFFF), None)
+    if wide is not None:
+        raise errors.BadRequest(
+            f"Invalid {field}: the character U+{ord(wide):X} cannot be stored by this "
+            "database, whose text is 3-byte UTF-8 (utf8mb3)"
+        )
+
+
+def _require_storable_json(data: Any, field: str) -> None:
+    """:func:`require_storable` on every string and key of a body; ``field``
+    is the dotted path of keys down to it."""
+    if isinstance(data, str):
+        require_storable(field or "body", data)
+    elif isinstance(data, list):
+        for item in data:
+            _require_storable_json(item, field)
+    elif isinstance(data, dict):
+        for key, value in data.items():
+            require_storable(field or "body", key)
+            _require_storable_json(value, f"{field}.{key}" if field else key)
 
 
 def _schema_error(

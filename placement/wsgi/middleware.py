@@ -11,11 +11,14 @@ import uuid
 from collections.abc import Callable, Iterable
 
 import falcon
+import sqlalchemy
 from oslo_config import cfg
 from oslo_middleware import cors, http_proxy_to_wsgi
 
 from placement import auth, errors, logs
 from placement import microversion as mv
+from placement.db import engine as db_engine
+from placement.handlers import base
 from placement.wsgi import routes
 
 LOG = logging.getLogger("placement.access")
@@ -198,6 +201,32 @@ class MicroversionMiddleware:
             resp.set_header(mv.HEADER, f"{mv.SERVICE_TYPE} {version}")
             if getattr(req.context, "vary", True):
                 resp.set_header("vary", mv.VARY)
+
+
+class ThreeByteTextGuard:
+    """Falcon middleware for a database that stores 3-byte UTF-8 only.
+
+    There (:func:`db_engine.holds_only_3byte_text`, asked once) a path field,
+    query parameter or body string with a character beyond U+FFFF answers
+    400 naming it (:func:`base.require_storable`) before the responder runs,
+    instead of the database's error (a 500 upstream). Elsewhere it does
+    nothing: such characters are stored intact.
+    """
+
+    def __init__(self, engine: sqlalchemy.Engine) -> None:
+        self.active = db_engine.holds_only_3byte_text(engine)
+
+    def process_resource(
+        self, req: falcon.Request, resp: falcon.Response, resource: object, params: dict
+    ) -> None:
+        if not self.active or not hasattr(resource, f"on_{req.method.lower()}"):
+            return
+        req.context.three_byte_text = True
+        for name, value in params.items():
+            base.require_storable(name, value)
+        for name, value in base.query_pairs(req):
+            base.require_storable("query parameter", name)
+            base.require_storable(name, value)
 
 
 class ErrorRenderer:
