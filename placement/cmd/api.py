@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import logging
 import os
 import subprocess
 import sys
@@ -101,9 +102,11 @@ def main(argv: list[str] | None = None) -> int:
                 f"Refusing to serve {args.host} with auth_strategy noauth2 (any token is "
                 "trusted); pass --allow-insecure-bind or configure keystone auth"
             )
-        from placement.wsgi import create_app
+        from placement.wsgi import create_app, instrument
 
+        hooks = instrument.gunicorn_hooks(conf)  # before any app: metrics' storage
         create_app(conf)  # fail fast, migrate once in the master process
+        logging.getLogger("placement").info(instrument.describe(conf))
     except placement_conf.ConfigError as exc:
         print(f"placement-api: {exc}", file=sys.stderr)
         return 2
@@ -111,14 +114,14 @@ def main(argv: list[str] | None = None) -> int:
     applier = _start_applier(rest) if run_applier else None
     master = os.getpid()
     try:
-        _serve(conf, args)
+        _serve(conf, args, hooks.settings())
     finally:
         if applier is not None and os.getpid() == master:  # not in a forked worker
             _stop_applier(applier)
     return 0
 
 
-def _serve(conf: cfg.ConfigOpts, args: argparse.Namespace) -> None:
+def _serve(conf: cfg.ConfigOpts, args: argparse.Namespace, hooks: dict) -> None:
     _Server(
         conf,
         {
@@ -127,6 +130,7 @@ def _serve(conf: cfg.ConfigOpts, args: argparse.Namespace) -> None:
             "accesslog": None,
             "graceful_timeout": 5,
             "control_socket_disable": True,
+            **hooks,
         },
     ).run()
 
