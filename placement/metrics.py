@@ -44,6 +44,7 @@ class _Metrics:
     latency: Any
     candidates: Any
     conflicts: Any
+    conflict_answers: Any
     retries: Any
     pool_in_use: Any
     actions: Any
@@ -85,6 +86,13 @@ def enable() -> None:
                 "(resource_provider or consumer), retried or not.",
                 ("kind",),
             ),
+            conflict_answers=prom.Counter(
+                "placement_concurrent_update_responses",
+                "409 answers with error code placement.concurrent_update (a stale "
+                "generation sent, or a race lost after the server's retries), by route "
+                "template and method.",
+                ("route", "method"),
+            ),
             retries=prom.Counter(
                 "placement_server_retries",
                 "Whole transactions run again server-side, by reason "
@@ -119,21 +127,29 @@ def candidates_returned(count: int) -> None:
         _metrics.candidates.observe(count)
 
 
+def _count(counter: str, *labels: str) -> None:
+    """Add one to the named counter of :class:`_Metrics`, if enabled."""
+    if _metrics is not None:
+        getattr(_metrics, counter).labels(*labels).inc()
+
+
 def generation_conflict(kind: str) -> None:
     """A compare-and-swap of a ``kind`` generation found the row changed."""
-    if _metrics is not None:
-        _metrics.conflicts.labels(kind).inc()
+    _count("conflicts", kind)
+
+
+def concurrent_update_answered(route: str, method: str) -> None:
+    _count("conflict_answers", route, method)
 
 
 def server_retry(reason: str) -> None:
     """A transaction is about to run again; ``reason`` is one of the ``RETRY_*``."""
-    if _metrics is not None:
-        _metrics.retries.labels(reason).inc()
+    _count("retries", reason)
 
 
 def action_finished(action_type: str, state: str) -> None:
-    if _metrics is not None:
-        _metrics.actions.labels(action_type, state).inc()
+    """An action's final state was recorded."""
+    _count("actions", action_type, state)
 
 
 def watch_pool(engine: Engine) -> None:

@@ -63,8 +63,14 @@ GROUPS: dict[str, list[cfg.Opt]] = {
 
 
 def register_library_opts(conf: cfg.ConfigOpts) -> None:
-    """oslo.middleware's ``[healthcheck]`` options, checking the database by default."""
+    """oslo.middleware's ``[healthcheck]`` options, checking the database by default.
+
+    ``disable_by_file``'s options are registered here too (its backend would
+    register them only when it loads) so a configuration file's value is read
+    and checked at start-up like any other.
+    """
     conf.register_opts(healthcheck_opts.HEALTHCHECK_OPTS, HEALTHCHECK_GROUP)
+    conf.register_opts(healthcheck_opts.DISABLE_BY_FILE_OPTS, HEALTHCHECK_GROUP)
     conf.set_default("backends", [DATABASE_BACKEND], group=HEALTHCHECK_GROUP)
 
 

@@ -19,7 +19,6 @@ from typing import Any
 
 from sqlalchemy.engine import Engine
 
-from placement import metrics
 from placement.applier.patience import Stopped, patiently
 from placement.db.transaction import writer
 from placement.objects.actionplans import execution as store
@@ -50,21 +49,7 @@ def run(
 
     None means the run was abandoned (shutdown) or is no longer current (the
     plan was taken over): either way the plan's next owner takes care of it.
-    A recorded state is counted in ``placement_applier_actions_total``.
     """
-    state = _run(engine, types, env, shutdown, job)
-    if state is not None:
-        metrics.action_finished(job.action["action_type"], state)
-    return state
-
-
-def _run(
-    engine: Engine,
-    types: Mapping[str, base.ActionType],
-    env: base.RunEnv,
-    shutdown: threading.Event,
-    job: ActionRun,
-) -> str | None:
     action = job.action
     action_type = types.get(action["action_type"])
     try:

@@ -33,8 +33,10 @@ PATH = "/healthcheck"
 class DatabaseCheck(pluginbase.HealthcheckBaseExtension):
     """The ``placement_database`` backend: does the database answer in time?
 
-    It keeps a one-connection engine of its own, so a probe neither waits for
-    nor takes a connection the API's requests need. The query runs on a
+    Each probe opens a connection of its own (no pool), so it neither waits
+    for nor takes a connection the API's requests need, it proves the
+    database still accepts connections, and nothing stays open between
+    probes. The query runs on a
     daemon thread: a database that accepts a connection and then says
     nothing only makes the probe give up after the timeout. At most one probe
     runs at a time; while one hangs, later probes wait on it again.
@@ -88,19 +90,11 @@ class DatabaseCheck(pluginbase.HealthcheckBaseExtension):
 
 
 def _engine(conf: cfg.ConfigOpts) -> sqlalchemy.Engine:
-    """An engine like the API's, holding one connection."""
-    opts = conf.placement_database
+    """An engine on the API's database that opens a connection per use."""
     url = db_engine.add_connection_parameters(
-        placement_conf.database_url(conf), opts.connection_parameters
+        placement_conf.database_url(conf), conf.placement_database.connection_parameters
     )
-    return db_engine.engine_from_url(
-        url,
-        sqlite_synchronous=opts.sqlite_synchronous,
-        mysql_sql_mode=opts.mysql_sql_mode,
-        pool_size=1,
-        max_overflow=0,
-        pool_recycle=opts.connection_recycle_time,
-    )
+    return sqlalchemy.create_engine(url, poolclass=sqlalchemy.pool.NullPool)
 
 
 class HealthRoute:

@@ -5,7 +5,9 @@ it times every request and counts it by route template, method and status.
 The template comes from Falcon's router, written into the WSGI environment by
 ``RouteLabel``, so ``/resource_providers/{uuid}`` is one label however many
 providers exist; a path no route matches is labelled ``unmatched``, and an
-unknown method ``other``, so clients cannot grow the label sets.
+unknown method ``other``, so clients cannot grow the label sets. A 409 whose
+error code (written there by ``ErrorRenderer``) is ``placement.concurrent_update``
+is counted once more, by route and method.
 
 Who serves the exposition:
 
@@ -28,7 +30,8 @@ import falcon
 import sqlalchemy
 from oslo_config import cfg
 
-from placement import auth, metrics, monitoring_opts
+from placement import auth, errors, metrics, monitoring_opts
+from placement.wsgi import middleware
 
 #: The environment key holding the matched route template.
 ROUTE_KEY = "placement.route_template"
@@ -68,13 +71,12 @@ class RequestMetrics:
         try:
             return self.app(environ, recording_start_response)
         finally:
+            route = environ.get(ROUTE_KEY, UNMATCHED)
             method = environ.get("REQUEST_METHOD", "")
-            metrics.request_done(
-                environ.get(ROUTE_KEY, UNMATCHED),
-                method if method in _METHODS else "other",
-                status,
-                time.perf_counter() - started,
-            )
+            method = method if method in _METHODS else "other"
+            metrics.request_done(route, method, status, time.perf_counter() - started)
+            if environ.get(middleware.ERROR_CODE_KEY) == errors.CONCURRENT_UPDATE:
+                metrics.concurrent_update_answered(route, method)
 
 
 def instrument(
