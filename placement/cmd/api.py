@@ -23,6 +23,7 @@ from gunicorn.app.base import BaseApplication
 from oslo_config import cfg
 
 from placement import conf as placement_conf
+from placement import monitoring_opts
 
 
 class _Server(BaseApplication):
@@ -101,6 +102,10 @@ def main(argv: list[str] | None = None) -> int:
             raise placement_conf.ConfigError(
                 f"Refusing to serve {args.host} with auth_strategy noauth2 (any token is "
                 "trusted); pass --allow-insecure-bind or configure keystone auth"
+            )
+        if conf.metrics.enabled and monitoring_opts.bind_address(conf.metrics.bind)[1] == args.port:
+            raise placement_conf.ConfigError(
+                f"[metrics] bind {conf.metrics.bind} uses the API's port: give metrics their own"
             )
         from placement.wsgi import create_app, instrument
 

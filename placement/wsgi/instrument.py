@@ -93,17 +93,22 @@ def instrument(
     metrics.enable()
     metrics.watch_pool(engine)
     if not metrics.multiprocess():
-        host, port = monitoring_opts.bind_address(conf.metrics.bind)
-        try:
-            metrics.serve(host, port)
-        except OSError as exc:
-            raise RuntimeError(
-                f"Cannot serve metrics on [metrics] bind {conf.metrics.bind}: {exc}. "
-                "Under gunicorn with several workers, start it with "
-                "'-c python:placement.wsgi.gunicorn_conf'."
-            ) from exc
+        _serve(
+            conf.metrics.bind,
+            "Under gunicorn with several workers, start it with "
+            "'-c python:placement.wsgi.gunicorn_conf'.",
+        )
     falcon_app.add_middleware(RouteLabel())
     return RequestMetrics(app)
+
+
+def _serve(bind: str, hint: str) -> None:
+    """Start the exposition on ``bind``, or say which option cannot be served."""
+    host, port = monitoring_opts.bind_address(bind)
+    try:
+        metrics.serve(host, port)
+    except OSError as exc:
+        raise RuntimeError(f"Cannot serve metrics on [metrics] bind {bind}: {exc}. {hint}") from exc
 
 
 @dataclass(frozen=True)
@@ -134,11 +139,10 @@ def gunicorn_hooks(conf: cfg.ConfigOpts) -> GunicornHooks:
     """
     enabled = conf.metrics.enabled
     made = metrics.prepare_multiprocess() if enabled else None
-    host, port = monitoring_opts.bind_address(conf.metrics.bind)
 
     def when_ready(_server: Any) -> None:
         if enabled:
-            metrics.serve(host, port)
+            _serve(conf.metrics.bind, "It must be an address of its own.")
 
     def child_exit(_server: Any, worker: Any) -> None:
         if enabled:

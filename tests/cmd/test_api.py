@@ -12,6 +12,7 @@ import urllib.request
 
 import pytest
 
+from placement.cmd import api
 from tests import server
 
 
@@ -133,3 +134,10 @@ def test_metrics_summed_over_workers(tmp_path):
             process.wait(timeout=20)
         log.seek(0)
         assert f"Metrics: http://127.0.0.1:{metrics_port}/metrics" in log.read()
+
+
+def test_metrics_never_share_the_api_port(tmp_path, capsys):
+    conf = tmp_path / "placement.conf"
+    conf.write_text("[metrics]\nenabled = true\nbind = 127.0.0.1:9464\n")
+    assert api.main(["--port", "9464", "--config-file", str(conf)]) == 2
+    assert "[metrics] bind 127.0.0.1:9464 uses the API's port" in capsys.readouterr().err
