@@ -90,10 +90,18 @@ class DatabaseCheck(pluginbase.HealthcheckBaseExtension):
 
 
 def _engine(conf: cfg.ConfigOpts) -> sqlalchemy.Engine:
-    """An engine on the API's database that opens a connection per use."""
+    """An engine on the API's database that opens a connection per use.
+
+    A SQLite file is opened read-only: a missing file is then an error, where
+    an ordinary open would create an empty database in its place.
+    """
     url = db_engine.add_connection_parameters(
         placement_conf.database_url(conf), conf.placement_database.connection_parameters
     )
+    if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
+        url = url.set(
+            database=f"file:{url.database}", query={**url.query, "mode": "ro", "uri": "true"}
+        )
     return sqlalchemy.create_engine(url, poolclass=sqlalchemy.pool.NullPool)
 
 

@@ -109,6 +109,13 @@ def test_database_not_answering_in_time():
             assert (reply.status, reply.body) == (503, b"DATABASE TIMEOUT")
 
 
+def test_a_missing_sqlite_file_is_not_created(tmp_path):
+    path = tmp_path / "gone.db"
+    reply = probe(health.HealthRoute(rig.make_conf(f"sqlite:///{path}"), _not_called))
+    assert (reply.status, reply.body) == (503, b"DATABASE UNAVAILABLE")
+    assert not path.exists()
+
+
 def test_other_paths_go_to_the_api():
     with rig.placement_app("sqlite") as (app, _):
         assert rig.request(app, "GET", "/healthcheck/more").status == 401
