@@ -7,8 +7,10 @@
 
 Each creates (or reuses) the project's virtual environment in ``.venv`` and
 installs the project into it, again whenever ``pyproject.toml`` changes.
-``lint`` runs every check even after one fails, and exits non-zero if any
-found something; ruff's and mypy's settings are in ``pyproject.toml``.
+``serve`` logs where Prometheus metrics are served, or would be with
+``[metrics] enabled = true``. ``lint`` runs every check even after one
+fails, and exits non-zero if any found something; ruff's and mypy's
+settings are in ``pyproject.toml``.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from oslo_config import cfg
 from oslo_middleware import cors, http_proxy_to_wsgi
 from oslo_policy import opts as policy_opts
 
-from placement import actionplan_opts, flavor_opts
+from placement import actionplan_opts, flavor_opts, monitoring_opts
 
 PROJECT = "placement"
 
@@ -148,6 +148,7 @@ GROUPS: dict[str, list[cfg.Opt]] = {
     "placement_database": _database_opts,
     "workarounds": _workarounds_opts,
     **actionplan_opts.GROUPS,
+    **monitoring_opts.GROUPS,
 }
 
 
@@ -185,13 +186,14 @@ CORS_DEFAULTS = {
 
 def register_opts(conf: cfg.ConfigOpts) -> None:
     """Our option groups, plus the libraries' groups we read
-    (``[cors]``, ``[oslo_middleware]``, ``[oslo_policy]``)."""
+    (``[cors]``, ``[oslo_middleware]``, ``[oslo_policy]``, ``[healthcheck]``)."""
     for group, opts in GROUPS.items():
         conf.register_opts(opts, group=None if group == "DEFAULT" else group)
     conf.register_opts(cors.CORS_OPTS, "cors")
     for name, value in CORS_DEFAULTS.items():
         conf.set_default(name, value, group="cors")
     conf.register_opts(http_proxy_to_wsgi.OPTS, "oslo_middleware")
+    monitoring_opts.register_library_opts(conf)
     policy_opts.set_defaults(conf, policy_file="policy.yaml")
 
 

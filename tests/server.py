@@ -3,12 +3,14 @@
 The database must already be migrated. The server reads a temporary
 ``placement.conf`` (noauth2) through ``OS_PLACEMENT_CONFIG_DIR``, exactly as
 a deployment would, and is stopped with SIGTERM to its process group.
+:func:`scrape` reads a Prometheus exposition (the server's or an applier's).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -16,7 +18,7 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 GUNICORN = os.path.join(os.path.dirname(sys.executable), "gunicorn")
 
@@ -28,18 +30,32 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def gunicorn(database_url: str, *, workers: int = 3, ready_timeout: float = 60) -> Iterator[str]:
-    """Serve ``database_url`` until the block ends; yields the base URL."""
+def gunicorn(
+    database_url: str,
+    *,
+    workers: int = 3,
+    ready_timeout: float = 60,
+    conf_extra: str = "",
+    options: Sequence[str] = (),
+    environ: dict[str, str] | None = None,
+) -> Iterator[str]:
+    """Serve ``database_url`` until the block ends; yields the base URL.
+
+    ``conf_extra`` is appended to the ``placement.conf``; ``options`` are
+    more gunicorn command-line options (``-c python:...``); ``environ``
+    adds to the server's environment.
+    """
     with tempfile.TemporaryDirectory(prefix="placement-server-") as confdir:
         with open(os.path.join(confdir, "placement.conf"), "w") as conf:
             conf.write(
                 f"[api]\nauth_strategy = noauth2\n"
-                f"[placement_database]\nconnection = {database_url}\n"
+                f"[placement_database]\nconnection = {database_url}\n{conf_extra}"
             )
         port = free_port()
         log_path = os.path.join(confdir, "server.log")
         env = {k: v for k, v in os.environ.items() if not k.startswith("OS_")}
         env["OS_PLACEMENT_CONFIG_DIR"] = confdir
+        env.update(environ or {})
         with open(log_path, "w") as log:
             process = subprocess.Popen(
                 [
@@ -51,6 +67,7 @@ def gunicorn(database_url: str, *, workers: int = 3, ready_timeout: float = 60) 
                     "--graceful-timeout",
                     "5",
                     "--no-control-socket",
+                    *options,
                     "placement.wsgi.api:application",
                 ],
                 stdout=log,
@@ -85,3 +102,22 @@ def _wait_until_ready(base: str, process: subprocess.Popen, log_path: str, timeo
             time.sleep(0.2)
     with open(log_path) as log:
         raise RuntimeError(f"placement server did not start:\n{log.read()[-3000:]}")
+
+
+def scrape(metrics_url: str) -> dict[str, float]:
+    """Every sample of a Prometheus exposition, keyed by name and sorted labels."""
+    with urllib.request.urlopen(metrics_url, timeout=10) as response:
+        text = response.read().decode()
+    samples = {}
+    for line in text.splitlines():
+        match = re.fullmatch(r"(\w+)(?:\{(.*)\})? (\S+)", line)
+        if match:
+            labels = ",".join(sorted(re.findall(r'\w+="[^"]*"', match.group(2) or "")))
+            samples[f"{match.group(1)}{{{labels}}}"] = float(match.group(3))
+    return samples
+
+
+def sample(samples: dict[str, float], name: str, **labels: str) -> float:
+    """One sample of :func:`scrape`'s result, 0 when absent."""
+    key = ",".join(sorted(f'{k}="{v}"' for k, v in labels.items()))
+    return samples.get(f"{name}{{{key}}}", 0.0)

@@ -56,7 +56,12 @@ _HANDLERS = (
 )
 #: The object layer raises its own domain errors, never ``placement.errors``'
 #: HTTP types (only the query-string grammar of ``placement/filters.py`` does).
-_OBJECTS = ("placement.db", "placement.domain_errors", "placement.microversion")
+_OBJECTS = (
+    "placement.db",
+    "placement.domain_errors",
+    "placement.microversion",
+    "placement.metrics",
+)
 
 #: ARCHITECTURE.md's tables, row by row.
 RULES: dict[str, Rule] = {
@@ -65,8 +70,15 @@ RULES: dict[str, Rule] = {
     "placement.microversion": Rule(internal=(), third_party=()),
     "placement.domain_errors": Rule(internal=(), third_party=()),
     "placement.conf": Rule(
-        internal=("placement.actionplan_opts", "placement.flavor_opts"), never=_SQL + _WEB
+        internal=(
+            "placement.actionplan_opts",
+            "placement.flavor_opts",
+            "placement.monitoring_opts",
+        ),
+        never=_SQL + _WEB,
     ),
+    "placement.monitoring_opts": Rule(internal=(), never=_SQL + _WEB),
+    "placement.metrics": Rule(internal=(), third_party=("prometheus_client", "sqlalchemy")),
     "placement.actionplan_opts": Rule(internal=("placement.actionplans",), never=_SQL + _WEB),
     "placement.flavor_opts": Rule(
         internal=("placement.errors", "placement.filters"), never=_SQL + _WEB
@@ -79,7 +91,7 @@ RULES: dict[str, Rule] = {
     "placement.keystone": Rule(internal=("placement.auth", "placement.conf"), never=_SQL),
     "placement.policy": Rule(internal=("placement.conf", "placement.errors"), never=_SQL + _WEB),
     "placement.schemas": Rule(internal=("placement.microversion",), never=_SQL + _WEB + _OSLO),
-    "placement.db": Rule(internal=(), never=_WEB + _OSLO),
+    "placement.db": Rule(internal=("placement.metrics",), never=_WEB + _OSLO),
     "placement.objects": Rule(internal=(*_OBJECTS, "placement.filters"), never=_WEB + _OSLO_WEB),
     "placement.candidates": Rule(
         internal=(*_OBJECTS, "placement.objects", "placement.filters", "placement.errors"),

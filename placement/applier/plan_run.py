@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 from oslo_config.cfg import ConfigOpts
 from sqlalchemy.engine import Engine
 
+from placement import metrics
 from placement.actionplans import execution, states
 from placement.applier import action_run
 from placement.applier.patience import Stopped, patiently
@@ -97,6 +98,7 @@ class PlanRun:
                         unrecorded = True
                     else:
                         steps = execution.apply(steps, {uuid: final_state})
+                        metrics.action_finished(rows[uuid]["action_type"], final_state)
                 if unrecorded:
                     # A run could not record its end: shutting down, taken over (the
                     # next poll says so), or a commit whose answer the network lost

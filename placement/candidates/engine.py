@@ -34,6 +34,7 @@ from oslo_config import cfg
 from sqlalchemy import func, select
 from sqlalchemy.engine import Connection, Engine
 
+from placement import metrics
 from placement.candidates import output, query, resolve, slots, summaries
 from placement.candidates.combine import Search
 from placement.candidates.model import (
@@ -99,6 +100,7 @@ def _find(engine: Engine, request: CandidateRequest, settings: Settings) -> byte
     with reader(engine) as conn:
         plan = _plan(conn, request)
         if plan is None:
+            metrics.candidates_returned(0)
             return output.EMPTY
         windowed = not settings.breadth_first and (
             settings.max_candidates >= 0 or (request.limit is not None and not settings.randomize)
@@ -107,6 +109,7 @@ def _find(engine: Engine, request: CandidateRequest, settings: Settings) -> byte
         if settings.max_candidates >= 0:
             stream = islice(stream, settings.max_candidates)
         kept, used_by_tree = _select(stream, request, settings)
+        metrics.candidates_returned(len(kept))
         if not kept:
             return output.EMPTY
         roots = set().union(*(candidate.roots for candidate in kept))

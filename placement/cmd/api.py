@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import logging
 import os
 import subprocess
 import sys
@@ -22,6 +23,7 @@ from gunicorn.app.base import BaseApplication
 from oslo_config import cfg
 
 from placement import conf as placement_conf
+from placement import monitoring_opts
 
 
 class _Server(BaseApplication):
@@ -101,9 +103,15 @@ def main(argv: list[str] | None = None) -> int:
                 f"Refusing to serve {args.host} with auth_strategy noauth2 (any token is "
                 "trusted); pass --allow-insecure-bind or configure keystone auth"
             )
-        from placement.wsgi import create_app
+        if conf.metrics.enabled and monitoring_opts.bind_address(conf.metrics.bind)[1] == args.port:
+            raise placement_conf.ConfigError(
+                f"[metrics] bind {conf.metrics.bind} uses the API's port: give metrics their own"
+            )
+        from placement.wsgi import create_app, instrument
 
+        hooks = instrument.gunicorn_hooks(conf)  # before any app: metrics' storage
         create_app(conf)  # fail fast, migrate once in the master process
+        logging.getLogger("placement").info(instrument.describe(conf))
     except placement_conf.ConfigError as exc:
         print(f"placement-api: {exc}", file=sys.stderr)
         return 2
@@ -111,14 +119,14 @@ def main(argv: list[str] | None = None) -> int:
     applier = _start_applier(rest) if run_applier else None
     master = os.getpid()
     try:
-        _serve(conf, args)
+        _serve(conf, args, hooks.settings())
     finally:
         if applier is not None and os.getpid() == master:  # not in a forked worker
             _stop_applier(applier)
     return 0
 
 
-def _serve(conf: cfg.ConfigOpts, args: argparse.Namespace) -> None:
+def _serve(conf: cfg.ConfigOpts, args: argparse.Namespace, hooks: dict) -> None:
     _Server(
         conf,
         {
@@ -127,6 +135,7 @@ def _serve(conf: cfg.ConfigOpts, args: argparse.Namespace) -> None:
             "accesslog": None,
             "graceful_timeout": 5,
             "control_socket_disable": True,
+            **hooks,
         },
     ).run()
 

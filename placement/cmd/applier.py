@@ -26,7 +26,7 @@ import sqlalchemy
 from oslo_config import cfg
 
 from placement import conf as placement_conf
-from placement import db, logs
+from placement import db, logs, metrics, monitoring_opts
 from placement.applier.service import Applier
 from placement.db import migration, standard
 from placement.objects.actionplans.effects.registry import load_action_types
@@ -88,7 +88,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         logs.setup(conf)
         engine = db.create_engine(conf, url=placement_conf.database_url(conf))
         _check_schema(conf, engine)
-    except (placement_conf.ConfigError, sqlalchemy.exc.SQLAlchemyError, ValueError) as exc:
+        if conf.metrics.enabled:  # its own exposition: see placement.metrics
+            metrics.serve_alone(*monitoring_opts.bind_address(conf.metrics.applier_bind))
+            metrics.watch_pool(engine)
+    except (placement_conf.ConfigError, sqlalchemy.exc.SQLAlchemyError, OSError, ValueError) as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 1
     applier = Applier(

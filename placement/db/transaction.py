@@ -36,6 +36,7 @@ from typing import Any, TypeVar
 import sqlalchemy
 from sqlalchemy.engine import Connection, Engine
 
+from placement import metrics
 from placement.db.engine import SQLITE_BEGIN_OPTION
 
 LOG = logging.getLogger(__name__)
@@ -172,5 +173,6 @@ def _retry(call: Callable[[], T], attempts: int) -> T:
                 delay,
                 exc.orig,
             )
+            metrics.server_retry(metrics.RETRY_DATABASE)
             time.sleep(delay)
             attempt += 1

@@ -35,7 +35,7 @@ import sqlalchemy
 from sqlalchemy import case, delete, func, insert, select
 from sqlalchemy.engine import Connection, Engine
 
-from placement import db
+from placement import db, metrics
 from placement.db import tables
 from placement.objects import conditions, exceptions, resource_class
 from placement.objects import consumer as consumer_obj
@@ -305,6 +305,8 @@ def retry_on_conflict(engine: Engine, attempt: Callable[[Connection], T], *, att
         except _ConsumerCreateRace:
             pass
         LOG.debug("Allocation write lost a race (attempt %d of %d), retrying", number, attempts)
+        if number < attempts:
+            metrics.server_retry(metrics.RETRY_GENERATION)
     LOG.warning("Exceeded retry limit of %d on allocations write", attempts)
     raise exceptions.ConcurrentUpdate(None)
 

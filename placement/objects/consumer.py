@@ -21,6 +21,7 @@ import sqlalchemy
 from sqlalchemy import Table, bindparam, delete, exists, insert, select, update
 from sqlalchemy.engine import Connection, Engine
 
+from placement import metrics
 from placement.db import tables
 from placement.db.inserted import inserted_id
 from placement.db.transaction import reader, writer
@@ -187,6 +188,7 @@ def claim(conn: Connection, consumer: Consumer) -> None:
         .values(generation=consumer.generation + 1)
     )
     if result.rowcount != 1:
+        metrics.generation_conflict("consumer")
         raise exceptions.ConcurrentUpdate("consumer")
 
 

@@ -25,7 +25,7 @@ import sqlalchemy
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.engine import Connection, Engine
 
-from placement import db, filters
+from placement import db, filters, metrics
 from placement.db import tables
 from placement.db.inserted import inserted_id
 from placement.objects import conditions, exceptions, resource_class
@@ -133,6 +133,7 @@ def increment_generation(conn: Connection, provider_id: int, expected_generation
         .values(generation=expected_generation + 1)
     )
     if result.rowcount != 1:
+        metrics.generation_conflict("resource_provider")
         raise exceptions.ConcurrentUpdate("provider")
     return expected_generation + 1
 

@@ -15,7 +15,7 @@ from placement.db import engine as db_engine
 from placement.db import migration, standard
 from placement.handlers import base
 from placement.objects.actionplans import catalog
-from placement.wsgi import middleware, routes
+from placement.wsgi import health, instrument, middleware, routes
 
 LOG = logging.getLogger("placement")
 
@@ -95,11 +95,14 @@ def create_app(conf: cfg.ConfigOpts) -> PlacementApp:
     standard.sync_standard_names(engine)
     _sync_actionplan_catalog(engine)
     deps = base.Deps(conf=conf, engine=engine, enforcer=policy.make_enforcer(conf))
-    # Built inside out; a request meets proxy headers, request log, CORS, auth,
-    # then context, then Falcon (ARCHITECTURE.md, "A request's way").
-    app = middleware.with_cors(conf, _auth_layers(conf, strategy, build_falcon_app(deps)))
+    # Built inside out; a request meets /healthcheck, metrics, proxy headers,
+    # request log, CORS, auth, then context, then Falcon (ARCHITECTURE.md,
+    # "A request's way").
+    falcon_app = build_falcon_app(deps)
+    app = middleware.with_cors(conf, _auth_layers(conf, strategy, falcon_app))
     app = middleware.with_proxy_headers(conf, middleware.RequestLogMiddleware(app))
-    return PlacementApp(app, engine)
+    app = instrument.instrument(conf, engine, falcon_app, app)
+    return PlacementApp(health.HealthRoute(conf, app), engine)
 
 
 def init_application() -> PlacementApp:

@@ -229,6 +229,10 @@ class ThreeByteTextGuard:
             base.require_storable(name, value)
 
 
+#: The environment key holding the error code of an error answer (for metrics).
+ERROR_CODE_KEY = "placement.error_code"
+
+
 class ErrorRenderer:
     """Turns every exception into upstream's error document.
 
@@ -249,6 +253,7 @@ class ErrorRenderer:
         version = getattr(req.context, "microversion", None)
         with_code = version is not None and version >= mv.ERROR_CODES
         resp.status = error.status
+        req.env[ERROR_CODE_KEY] = error.code
         req.context.vary = error.vary
         for name, value in error.headers.items():
             resp.set_header(name, value)

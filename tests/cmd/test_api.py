@@ -12,6 +12,9 @@ import urllib.request
 
 import pytest
 
+from placement.cmd import api
+from tests import server
+
 
 def _free_port() -> int:
     with socket.socket() as sock:
@@ -27,6 +30,15 @@ def _request(url, headers=None):
             return response.status, response.headers, json.loads(response.read())
     except urllib.error.HTTPError as exc:
         return exc.code, exc.headers, json.loads(exc.read())
+
+
+def _wait_until_serving(base: str) -> None:
+    for _ in range(150):
+        try:
+            _request(base + "/")
+            return
+        except (urllib.error.URLError, ConnectionError):
+            time.sleep(0.2)
 
 
 @pytest.fixture(scope="module")
@@ -46,12 +58,7 @@ def embedded_server(tmp_path_factory):
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(150):
-            try:
-                _request(base + "/")
-                break
-            except (urllib.error.URLError, ConnectionError):
-                time.sleep(0.2)
+        _wait_until_serving(base)
         yield base, home, log
     finally:
         os.killpg(process.pid, signal.SIGTERM)
@@ -84,3 +91,53 @@ def test_embedded_database_and_log_line(embedded_server):
     log.seek(0)
     lines = [line for line in log.read().splitlines() if "Embedded mode" in line]
     assert lines and "noauth2" in lines[0]
+
+
+def test_start_up_says_where_metrics_would_be(embedded_server):
+    _, _, log = embedded_server
+    log.seek(0)
+    assert (
+        "Metrics: disabled (set [metrics] enabled = true to serve them at "
+        "http://127.0.0.1:9464/metrics)"
+    ) in log.read()
+
+
+def test_metrics_summed_over_workers(tmp_path):
+    """placement-api installs the gunicorn hooks itself: one exposition, two workers."""
+    port, metrics_port = _free_port(), _free_port()
+    conf = tmp_path / "placement.conf"
+    conf.write_text(
+        f"[placement_database]\nconnection = sqlite:///{tmp_path / 'p.db'}\n"
+        "sync_on_startup = true\n[api]\nauth_strategy = noauth2\n"
+        f"[metrics]\nenabled = true\nbind = 127.0.0.1:{metrics_port}\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OS_", "PROMETHEUS_"))}
+    with open(tmp_path / "server.log", "w+") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "placement.cmd.api", "--port", str(port), "--workers", "2"]
+            + ["--no-applier", "--config-file", str(conf)],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=env,
+            start_new_session=True,
+        )
+        try:
+            base = f"http://127.0.0.1:{port}"
+            _wait_until_serving(base)
+            for _ in range(10):
+                assert _request(base + "/")[0] == 200
+            samples = server.scrape(f"http://127.0.0.1:{metrics_port}/metrics")
+            labels = {"route": "/", "method": "GET", "status": "200"}
+            assert server.sample(samples, "placement_http_requests_total", **labels) >= 10
+        finally:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(timeout=20)
+        log.seek(0)
+        assert f"Metrics: http://127.0.0.1:{metrics_port}/metrics" in log.read()
+
+
+def test_metrics_never_share_the_api_port(tmp_path, capsys):
+    conf = tmp_path / "placement.conf"
+    conf.write_text("[metrics]\nenabled = true\nbind = 127.0.0.1:9464\n")
+    assert api.main(["--port", "9464", "--config-file", str(conf)]) == 2
+    assert "[metrics] bind 127.0.0.1:9464 uses the API's port" in capsys.readouterr().err
