@@ -78,9 +78,12 @@ def test_unacceptable_version(embedded_server):
     assert "Unacceptable version header: 1.99" in body["errors"][0]["detail"]
 
 
-def test_embedded_database_and_log_line(embedded_server):
+def test_embedded_database_and_loud_banner(embedded_server):
     _, home, log = embedded_server
-    assert (home / "data" / "placement" / "placement.sqlite").exists()
+    database = home / "data" / "placement" / "placement.sqlite"
+    assert database.exists()
     log.seek(0)
-    lines = [line for line in log.read().splitlines() if "Embedded mode" in line]
-    assert lines and "noauth2" in lines[0]
+    text = log.read()
+    assert "placement-api: NO DATABASE IS CONFIGURED: serving the EMBEDDED DEFAULT" in text
+    assert f"database       SQLite file {database}" in text
+    assert "auth_strategy  noauth2 (ANY token is accepted; 'admin' is an ADMINISTRATOR)" in text
