@@ -13,7 +13,7 @@ import falcon.testing
 import pytest
 
 from placement import conf as placement_conf
-from placement.wsgi import create_app, init_application
+from placement.wsgi import PlacementApp, create_app, init_application
 from tests import identity as stand_in
 from tests import rig
 from tests.server import free_port
@@ -27,6 +27,16 @@ def _clean_env(home: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("OS_")}
     env.update(HOME=str(home), XDG_DATA_HOME=str(home / "data"))
     return env
+
+
+def _list_as_admin(app: PlacementApp) -> int:
+    """The status of ``GET /resource_providers`` with the token ``admin``; disposes the app."""
+    try:
+        return falcon.testing.simulate_get(
+            app, "/resource_providers", headers={"X-Auth-Token": "admin"}
+        ).status_code
+    finally:
+        app.placement_engine.dispose()
 
 
 def test_gunicorn_without_a_database_refuses_to_start(tmp_path: Path):
@@ -76,14 +86,7 @@ def test_wsgi_application_defaults_to_keystone(backend, identity, tmp_path, monk
             """)
         )
         monkeypatch.setenv("OS_PLACEMENT_CONFIG_DIR", str(tmp_path))
-        app = init_application()
-        try:
-            answer = falcon.testing.simulate_get(
-                app, "/resource_providers", headers={"X-Auth-Token": "admin"}
-            )
-        finally:
-            app.placement_engine.dispose()
-    assert answer.status_code == 401
+        assert _list_as_admin(init_application()) == 401
 
 
 def test_an_unmigrated_database_is_refused_with_what_to_do(backend):
@@ -96,11 +99,5 @@ def test_an_unmigrated_database_is_refused_with_what_to_do(backend):
 
 def test_sync_on_startup_migrates_an_empty_database(backend):
     with rig.fresh_database(backend) as url:
-        app = create_app(rig.make_conf(url, placement_database={"sync_on_startup": True}))
-        try:
-            answer = falcon.testing.simulate_get(
-                app, "/resource_providers", headers={"X-Auth-Token": "admin"}
-            )
-        finally:
-            app.placement_engine.dispose()
-    assert answer.status_code == 200
+        conf = rig.make_conf(url, placement_database={"sync_on_startup": True})
+        assert _list_as_admin(create_app(conf)) == 200
