@@ -20,6 +20,7 @@ import os
 from collections.abc import Iterable, Sequence
 
 from oslo_config import cfg
+from oslo_log import log as oslo_log
 from oslo_middleware import cors, http_proxy_to_wsgi
 from oslo_policy import opts as policy_opts
 
@@ -28,7 +29,6 @@ from placement import actionplan_opts, flavor_opts
 PROJECT = "placement"
 
 _default_opts: list[cfg.Opt] = [
-    cfg.BoolOpt("debug", default=False, help="Log at DEBUG level."),
     cfg.BoolOpt(
         "log_options",
         default=True,
@@ -193,8 +193,10 @@ CORS_DEFAULTS = {
 
 
 def register_opts(conf: cfg.ConfigOpts) -> None:
-    """Our option groups, plus the libraries' groups we read
-    (``[cors]``, ``[oslo_middleware]``, ``[oslo_policy]``)."""
+    """Our option groups, plus the libraries' options we read: oslo.log's
+    (``[DEFAULT] debug``, ``log_file``, …, and their command-line switches),
+    ``[cors]``, ``[oslo_middleware]``, ``[oslo_policy]``."""
+    oslo_log.register_options(conf)
     for group, opts in GROUPS.items():
         conf.register_opts(opts, group=None if group == "DEFAULT" else group)
     conf.register_opts(cors.CORS_OPTS, "cors")

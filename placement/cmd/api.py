@@ -24,6 +24,7 @@ from gunicorn.app.base import BaseApplication
 from oslo_config import cfg
 
 from placement import conf as placement_conf
+from placement import logs
 
 
 class _Server(BaseApplication):
@@ -133,6 +134,7 @@ def main(argv: list[str] | None = None) -> int:
             )
         from placement.wsgi import create_app
 
+        logs.setup(conf)
         create_app(conf)  # fail fast, migrate once in the master process
     except placement_conf.ConfigError as exc:
         print(f"placement-api: {exc}", file=sys.stderr)

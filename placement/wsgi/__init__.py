@@ -91,7 +91,6 @@ def create_app(conf: cfg.ConfigOpts) -> PlacementApp:
     unmigrated database is a :class:`placement.conf.ConfigError`, and
     ``[api] auth_strategy`` is keystone unless set otherwise.
     """
-    logs.setup(conf)
     engine = db_engine.create_engine(conf, url=placement_conf.database_url(conf))
     try:
         if conf.placement_database.sync_on_startup:
@@ -111,6 +110,8 @@ def create_app(conf: cfg.ConfigOpts) -> PlacementApp:
 
 
 def init_application() -> PlacementApp:
-    """The module-level ``application`` for WSGI servers."""
+    """The module-level ``application`` for WSGI servers: configuration, then
+    logging as configured (as upstream's), then the application."""
     conf = placement_conf.load([], default_config_files=placement_conf.wsgi_config_files())
+    logs.setup(conf)
     return create_app(conf)
