@@ -13,6 +13,7 @@ import falcon.testing
 import pytest
 
 from placement import conf as placement_conf
+from placement import logs
 from placement.wsgi import PlacementApp, create_app, init_application
 from tests import identity as stand_in
 from tests import rig
@@ -86,6 +87,8 @@ def test_wsgi_application_defaults_to_keystone(backend, identity, tmp_path, monk
             """)
         )
         monkeypatch.setenv("OS_PLACEMENT_CONFIG_DIR", str(tmp_path))
+        # oslo.log would take over this test process's logging (tests/test_logs.py covers it).
+        monkeypatch.setattr(logs, "setup", lambda conf: None)
         assert _list_as_admin(init_application()) == 401
 
 
