@@ -67,6 +67,17 @@ def test_root_document(embedded_server):
     assert body["versions"][0]["max_version"] == "1.39"
 
 
+def test_readme_curl_example(embedded_server):
+    """``curl -H 'x-auth-token: admin' -H 'openstack-api-version: placement latest' …``"""
+    base, _, _ = embedded_server
+    status, headers, body = _request(
+        base + "/resource_providers",
+        {"x-auth-token": "admin", "openstack-api-version": "placement latest"},
+    )
+    assert (status, body) == (200, {"resource_providers": []})
+    assert headers["openstack-api-version"] == "placement 1.39"
+
+
 def test_unacceptable_version(embedded_server):
     base, _, _ = embedded_server
     status, headers, body = _request(
