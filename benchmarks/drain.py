@@ -51,7 +51,15 @@ from placement.candidates import engine as candidate_engine
 from placement.candidates.request import CandidateRequest, RequestGroup
 from placement.db import engine as db_engine
 from placement.db import migration, reader, standard
-from placement.objects import aggregate, allocation, filters, inventory, resource_class, usage
+from placement.objects import (
+    aggregate,
+    allocation,
+    exceptions,
+    filters,
+    inventory,
+    resource_class,
+    usage,
+)
 from placement.objects import resource_provider as rp_obj
 from placement.objects.actionplans import actions, audits, catalog, paging, plans
 
@@ -145,7 +153,7 @@ def scheduler(
                 [allocation.ConsumerWrite(consumer, "bench", "bench", choice, generation=None)],
                 attempts=10,
             )
-        except allocation.InvalidAllocation:
+        except exceptions.InvalidAllocation:
             with claims.lock:
                 claims.refused += 1
             continue

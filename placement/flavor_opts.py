@@ -19,8 +19,7 @@ import os
 
 from oslo_config import cfg
 
-from placement import errors
-from placement.objects import filters
+from placement import errors, filters
 
 GROUP = "flavors"
 

@@ -70,214 +70,184 @@ BASE_RULES = [
     ),
 ]
 
+#: The text of a refusal (Watcher's, under ``/v1``, differs).
+DENIAL = "Policy does not allow {rule} to be performed."
+
+
+class _Rules:
+    """Documented rules in the sample policy's order, sharing a default and scope.
+
+    :meth:`add` declares one rule and returns its name, so each name is a
+    constant beside its default and handlers use the constant.
+    """
+
+    def __init__(self, check_str: str, scope_types: list[str] | None) -> None:
+        self.check_str = check_str
+        self.scope_types = scope_types
+        self.defaults: list[policy.DocumentedRuleDefault] = []
+
+    def add(
+        self, name: str, description: str, *operations: tuple[str, str], check_str: str = ""
+    ) -> str:
+        """Declare rule ``name`` guarding the (method, path) ``operations``."""
+        self.defaults.append(
+            policy.DocumentedRuleDefault(
+                name=name,
+                check_str=check_str or self.check_str,
+                description=description,
+                operations=[{"method": method, "path": path} for method, path in operations],
+                scope_types=list(self.scope_types) if self.scope_types is not None else None,
+            )
+        )
+        return name
+
+
 _RP = "/resource_providers/{uuid}"
 
-# (rule name, check string, description, [(method, path), ...]) in upstream's order.
-_API_RULES = [
-    (
-        "placement:resource_providers:list",
-        ADMIN_OR_SERVICE,
-        "List resource providers.",
-        [("GET", "/resource_providers")],
-    ),
-    (
-        "placement:resource_providers:create",
-        ADMIN_OR_SERVICE,
-        "Create resource provider.",
-        [("POST", "/resource_providers")],
-    ),
-    (
-        "placement:resource_providers:show",
-        ADMIN_OR_SERVICE,
-        "Show resource provider.",
-        [("GET", _RP)],
-    ),
-    (
-        "placement:resource_providers:update",
-        ADMIN_OR_SERVICE,
-        "Update resource provider.",
-        [("PUT", _RP)],
-    ),
-    (
-        "placement:resource_providers:delete",
-        ADMIN_OR_SERVICE,
-        "Delete resource provider.",
-        [("DELETE", _RP)],
-    ),
-    (
-        "placement:resource_classes:list",
-        ADMIN_OR_SERVICE,
-        "List resource classes.",
-        [("GET", "/resource_classes")],
-    ),
-    (
-        "placement:resource_classes:create",
-        ADMIN_OR_SERVICE,
-        "Create resource class.",
-        [("POST", "/resource_classes")],
-    ),
-    (
-        "placement:resource_classes:show",
-        ADMIN_OR_SERVICE,
-        "Show resource class.",
-        [("GET", "/resource_classes/{name}")],
-    ),
-    (
-        "placement:resource_classes:update",
-        ADMIN_OR_SERVICE,
-        "Update resource class.",
-        [("PUT", "/resource_classes/{name}")],
-    ),
-    (
-        "placement:resource_classes:delete",
-        ADMIN_OR_SERVICE,
-        "Delete resource class.",
-        [("DELETE", "/resource_classes/{name}")],
-    ),
-    (
-        "placement:resource_providers:inventories:list",
-        ADMIN_OR_SERVICE,
-        "List resource provider inventories.",
-        [("GET", _RP + "/inventories")],
-    ),
-    (
-        "placement:resource_providers:inventories:create",
-        ADMIN_OR_SERVICE,
-        "Create one resource provider inventory.",
-        [("POST", _RP + "/inventories")],
-    ),
-    (
-        "placement:resource_providers:inventories:show",
-        ADMIN_OR_SERVICE,
-        "Show resource provider inventory.",
-        [("GET", _RP + "/inventories/{resource_class}")],
-    ),
-    (
-        "placement:resource_providers:inventories:update",
-        ADMIN_OR_SERVICE,
-        "Update resource provider inventory.",
-        [("PUT", _RP + "/inventories"), ("PUT", _RP + "/inventories/{resource_class}")],
-    ),
-    (
-        "placement:resource_providers:inventories:delete",
-        ADMIN_OR_SERVICE,
-        "Delete resource provider inventory.",
-        [("DELETE", _RP + "/inventories"), ("DELETE", _RP + "/inventories/{resource_class}")],
-    ),
-    (
-        "placement:resource_providers:aggregates:list",
-        ADMIN_OR_SERVICE,
-        "List resource provider aggregates.",
-        [("GET", _RP + "/aggregates")],
-    ),
-    (
-        "placement:resource_providers:aggregates:update",
-        ADMIN_OR_SERVICE,
-        "Update resource provider aggregates.",
-        [("PUT", _RP + "/aggregates")],
-    ),
-    (
-        "placement:resource_providers:usages",
-        ADMIN_OR_SERVICE,
-        "List resource provider usages.",
-        [("GET", _RP + "/usages")],
-    ),
-    # A project reader may see its own project's usages (target: the query's project_id).
-    (
-        "placement:usages",
-        ADMIN_OR_PROJECT_READER_OR_SERVICE,
-        "List total resource usages for a given project.",
-        [("GET", "/usages")],
-    ),
-    ("placement:traits:list", ADMIN_OR_SERVICE, "List traits.", [("GET", "/traits")]),
-    ("placement:traits:show", ADMIN_OR_SERVICE, "Show trait.", [("GET", "/traits/{name}")]),
-    ("placement:traits:update", ADMIN_OR_SERVICE, "Update trait.", [("PUT", "/traits/{name}")]),
-    ("placement:traits:delete", ADMIN_OR_SERVICE, "Delete trait.", [("DELETE", "/traits/{name}")]),
-    (
-        "placement:resource_providers:traits:list",
-        ADMIN_OR_SERVICE,
-        "List resource provider traits.",
-        [("GET", _RP + "/traits")],
-    ),
-    (
-        "placement:resource_providers:traits:update",
-        ADMIN_OR_SERVICE,
-        "Update resource provider traits.",
-        [("PUT", _RP + "/traits")],
-    ),
-    (
-        "placement:resource_providers:traits:delete",
-        ADMIN_OR_SERVICE,
-        "Delete resource provider traits.",
-        [("DELETE", _RP + "/traits")],
-    ),
-    (
-        "placement:allocations:manage",
-        ADMIN_OR_SERVICE,
-        "Manage allocations of several consumers at once.",
-        [("POST", "/allocations")],
-    ),
-    (
-        "placement:allocations:list",
-        ADMIN_OR_SERVICE,
-        "List allocations of a consumer.",
-        [("GET", "/allocations/{consumer_uuid}")],
-    ),
-    (
-        "placement:allocations:update",
-        ADMIN_OR_SERVICE,
-        "Update allocations of a consumer.",
-        [("PUT", "/allocations/{consumer_uuid}")],
-    ),
-    (
-        "placement:allocations:delete",
-        ADMIN_OR_SERVICE,
-        "Delete allocations of a consumer.",
-        [("DELETE", "/allocations/{consumer_uuid}")],
-    ),
-    (
-        "placement:resource_providers:allocations:list",
-        ADMIN_OR_SERVICE,
-        "List resource provider allocations.",
-        [("GET", _RP + "/allocations")],
-    ),
-    (
-        "placement:allocation_candidates:list",
-        ADMIN_OR_SERVICE,
-        "List allocation candidates.",
-        [("GET", "/allocation_candidates")],
-    ),
-    # Reshaping moves allocations between providers: only services (nova) do it.
-    (
-        "placement:reshaper:reshape",
-        SERVICE,
-        "Reshape inventories and allocations.",
-        [("POST", "/reshaper")],
-    ),
-]
+# Upstream's rules, in upstream's order.
+_API = _Rules(ADMIN_OR_SERVICE, ["project"])
 
+RP_LIST = _API.add(
+    "placement:resource_providers:list", "List resource providers.", ("GET", "/resource_providers")
+)
+RP_CREATE = _API.add(
+    "placement:resource_providers:create",
+    "Create resource provider.",
+    ("POST", "/resource_providers"),
+)
+RP_SHOW = _API.add("placement:resource_providers:show", "Show resource provider.", ("GET", _RP))
+RP_UPDATE = _API.add(
+    "placement:resource_providers:update", "Update resource provider.", ("PUT", _RP)
+)
+RP_DELETE = _API.add(
+    "placement:resource_providers:delete", "Delete resource provider.", ("DELETE", _RP)
+)
+RC_LIST = _API.add(
+    "placement:resource_classes:list", "List resource classes.", ("GET", "/resource_classes")
+)
+RC_CREATE = _API.add(
+    "placement:resource_classes:create", "Create resource class.", ("POST", "/resource_classes")
+)
+RC_SHOW = _API.add(
+    "placement:resource_classes:show", "Show resource class.", ("GET", "/resource_classes/{name}")
+)
+RC_UPDATE = _API.add(
+    "placement:resource_classes:update",
+    "Update resource class.",
+    ("PUT", "/resource_classes/{name}"),
+)
+RC_DELETE = _API.add(
+    "placement:resource_classes:delete",
+    "Delete resource class.",
+    ("DELETE", "/resource_classes/{name}"),
+)
+RP_INVENTORIES_LIST = _API.add(
+    "placement:resource_providers:inventories:list",
+    "List resource provider inventories.",
+    ("GET", _RP + "/inventories"),
+)
+RP_INVENTORIES_CREATE = _API.add(
+    "placement:resource_providers:inventories:create",
+    "Create one resource provider inventory.",
+    ("POST", _RP + "/inventories"),
+)
+RP_INVENTORIES_SHOW = _API.add(
+    "placement:resource_providers:inventories:show",
+    "Show resource provider inventory.",
+    ("GET", _RP + "/inventories/{resource_class}"),
+)
+RP_INVENTORIES_UPDATE = _API.add(
+    "placement:resource_providers:inventories:update",
+    "Update resource provider inventory.",
+    ("PUT", _RP + "/inventories"),
+    ("PUT", _RP + "/inventories/{resource_class}"),
+)
+RP_INVENTORIES_DELETE = _API.add(
+    "placement:resource_providers:inventories:delete",
+    "Delete resource provider inventory.",
+    ("DELETE", _RP + "/inventories"),
+    ("DELETE", _RP + "/inventories/{resource_class}"),
+)
+RP_AGGREGATES_LIST = _API.add(
+    "placement:resource_providers:aggregates:list",
+    "List resource provider aggregates.",
+    ("GET", _RP + "/aggregates"),
+)
+RP_AGGREGATES_UPDATE = _API.add(
+    "placement:resource_providers:aggregates:update",
+    "Update resource provider aggregates.",
+    ("PUT", _RP + "/aggregates"),
+)
+RP_USAGES = _API.add(
+    "placement:resource_providers:usages",
+    "List resource provider usages.",
+    ("GET", _RP + "/usages"),
+)
+# A project reader may see its own project's usages (target: the query's project_id).
+USAGES = _API.add(
+    "placement:usages",
+    "List total resource usages for a given project.",
+    ("GET", "/usages"),
+    check_str=ADMIN_OR_PROJECT_READER_OR_SERVICE,
+)
+TRAITS_LIST = _API.add("placement:traits:list", "List traits.", ("GET", "/traits"))
+TRAITS_SHOW = _API.add("placement:traits:show", "Show trait.", ("GET", "/traits/{name}"))
+TRAITS_UPDATE = _API.add("placement:traits:update", "Update trait.", ("PUT", "/traits/{name}"))
+TRAITS_DELETE = _API.add("placement:traits:delete", "Delete trait.", ("DELETE", "/traits/{name}"))
+RP_TRAITS_LIST = _API.add(
+    "placement:resource_providers:traits:list",
+    "List resource provider traits.",
+    ("GET", _RP + "/traits"),
+)
+RP_TRAITS_UPDATE = _API.add(
+    "placement:resource_providers:traits:update",
+    "Update resource provider traits.",
+    ("PUT", _RP + "/traits"),
+)
+RP_TRAITS_DELETE = _API.add(
+    "placement:resource_providers:traits:delete",
+    "Delete resource provider traits.",
+    ("DELETE", _RP + "/traits"),
+)
+ALLOCATIONS_MANAGE = _API.add(
+    "placement:allocations:manage",
+    "Manage allocations of several consumers at once.",
+    ("POST", "/allocations"),
+)
+ALLOCATIONS_LIST = _API.add(
+    "placement:allocations:list",
+    "List allocations of a consumer.",
+    ("GET", "/allocations/{consumer_uuid}"),
+)
+ALLOCATIONS_UPDATE = _API.add(
+    "placement:allocations:update",
+    "Update allocations of a consumer.",
+    ("PUT", "/allocations/{consumer_uuid}"),
+)
+ALLOCATIONS_DELETE = _API.add(
+    "placement:allocations:delete",
+    "Delete allocations of a consumer.",
+    ("DELETE", "/allocations/{consumer_uuid}"),
+)
+RP_ALLOCATIONS_LIST = _API.add(
+    "placement:resource_providers:allocations:list",
+    "List resource provider allocations.",
+    ("GET", _RP + "/allocations"),
+)
+ALLOCATION_CANDIDATES_LIST = _API.add(
+    "placement:allocation_candidates:list",
+    "List allocation candidates.",
+    ("GET", "/allocation_candidates"),
+)
+# Reshaping moves allocations between providers: only services (nova) do it.
+RESHAPER_RESHAPE = _API.add(
+    "placement:reshaper:reshape",
+    "Reshape inventories and allocations.",
+    ("POST", "/reshaper"),
+    check_str=SERVICE,
+)
 
-def _documented(
-    name: str,
-    check_str: str,
-    description: str,
-    operations: list[tuple[str, str]],
-    scope_types: list[str] | None = None,
-) -> policy.DocumentedRuleDefault:
-    """A rule with the (method, path) pairs it guards, for the sample policy."""
-    return policy.DocumentedRuleDefault(
-        name=name,
-        check_str=check_str,
-        description=description,
-        operations=[{"method": method, "path": path} for method, path in operations],
-        scope_types=scope_types,
-    )
-
-
-API_RULES = [
-    _documented(name, check_str, description, operations, ["project"])
-    for name, check_str, description, operations in _API_RULES
-]
+API_RULES = _API.defaults
 
 
 # --- Watcher's API under /v1 (service type infra-optim) ----------------------
@@ -286,60 +256,63 @@ API_RULES = [
 # (``role:admin``), so the Watcher rules carry its expansion instead.
 INFRA_OPTIM_ADMIN_API = "role:admin or role:administrator"
 
-GOAL_GET_ALL = "goal:get_all"
-GOAL_DETAIL = "goal:detail"
-GOAL_GET = "goal:get"
-STRATEGY_GET_ALL = "strategy:get_all"
-STRATEGY_DETAIL = "strategy:detail"
-STRATEGY_GET = "strategy:get"
-AUDIT_CREATE = "audit:create"
-AUDIT_GET_ALL = "audit:get_all"
-AUDIT_DETAIL = "audit:detail"
-AUDIT_GET = "audit:get"
-AUDIT_DELETE = "audit:delete"
-ACTION_PLAN_GET_ALL = "action_plan:get_all"
-ACTION_PLAN_DETAIL = "action_plan:detail"
-ACTION_PLAN_GET = "action_plan:get"
-ACTION_PLAN_UPDATE = "action_plan:update"
-ACTION_PLAN_START = "action_plan:start"
-ACTION_PLAN_DELETE = "action_plan:delete"
-ACTION_GET_ALL = "action:get_all"
-ACTION_DETAIL = "action:detail"
-ACTION_GET = "action:get"
-ACTION_UPDATE = "action:update"
+_INFRA_OPTIM = _Rules(INFRA_OPTIM_ADMIN_API, None)
 
-_INFRA_OPTIM_RULES = [
-    (GOAL_GET_ALL, "List goals.", [("GET", "/v1/goals")]),
-    (GOAL_DETAIL, "List goals with detail.", [("GET", "/v1/goals/detail")]),
-    (GOAL_GET, "Show a goal.", [("GET", "/v1/goals/{goal}")]),
-    (STRATEGY_GET_ALL, "List strategies.", [("GET", "/v1/strategies")]),
-    (STRATEGY_DETAIL, "List strategies with detail.", [("GET", "/v1/strategies/detail")]),
-    (STRATEGY_GET, "Show a strategy.", [("GET", "/v1/strategies/{strategy}")]),
-    (AUDIT_CREATE, "Create an audit (and its action plan).", [("POST", "/v1/audits")]),
-    (AUDIT_GET_ALL, "List audits.", [("GET", "/v1/audits")]),
-    (AUDIT_DETAIL, "List audits with detail.", [("GET", "/v1/audits/detail")]),
-    (AUDIT_GET, "Show an audit.", [("GET", "/v1/audits/{audit}")]),
-    (AUDIT_DELETE, "Delete an audit.", [("DELETE", "/v1/audits/{audit}")]),
-    (ACTION_PLAN_GET_ALL, "List action plans.", [("GET", "/v1/action_plans")]),
-    (ACTION_PLAN_DETAIL, "List action plans with detail.", [("GET", "/v1/action_plans/detail")]),
-    (ACTION_PLAN_GET, "Show an action plan.", [("GET", "/v1/action_plans/{uuid}")]),
-    (
-        ACTION_PLAN_UPDATE,
-        "Change an action plan's state (cancel it).",
-        [("PATCH", "/v1/action_plans/{uuid}")],
-    ),
-    (ACTION_PLAN_START, "Start an action plan.", [("POST", "/v1/action_plans/{uuid}/start")]),
-    (ACTION_PLAN_DELETE, "Delete an action plan.", [("DELETE", "/v1/action_plans/{uuid}")]),
-    (ACTION_GET_ALL, "List actions.", [("GET", "/v1/actions")]),
-    (ACTION_DETAIL, "List actions with detail.", [("GET", "/v1/actions/detail")]),
-    (ACTION_GET, "Show an action.", [("GET", "/v1/actions/{uuid}")]),
-    (ACTION_UPDATE, "Skip a pending action.", [("PATCH", "/v1/actions/{uuid}")]),
-]
+GOAL_GET_ALL = _INFRA_OPTIM.add("goal:get_all", "List goals.", ("GET", "/v1/goals"))
+GOAL_DETAIL = _INFRA_OPTIM.add(
+    "goal:detail", "List goals with detail.", ("GET", "/v1/goals/detail")
+)
+GOAL_GET = _INFRA_OPTIM.add("goal:get", "Show a goal.", ("GET", "/v1/goals/{goal}"))
+STRATEGY_GET_ALL = _INFRA_OPTIM.add(
+    "strategy:get_all", "List strategies.", ("GET", "/v1/strategies")
+)
+STRATEGY_DETAIL = _INFRA_OPTIM.add(
+    "strategy:detail", "List strategies with detail.", ("GET", "/v1/strategies/detail")
+)
+STRATEGY_GET = _INFRA_OPTIM.add(
+    "strategy:get", "Show a strategy.", ("GET", "/v1/strategies/{strategy}")
+)
+AUDIT_CREATE = _INFRA_OPTIM.add(
+    "audit:create", "Create an audit (and its action plan).", ("POST", "/v1/audits")
+)
+AUDIT_GET_ALL = _INFRA_OPTIM.add("audit:get_all", "List audits.", ("GET", "/v1/audits"))
+AUDIT_DETAIL = _INFRA_OPTIM.add(
+    "audit:detail", "List audits with detail.", ("GET", "/v1/audits/detail")
+)
+AUDIT_GET = _INFRA_OPTIM.add("audit:get", "Show an audit.", ("GET", "/v1/audits/{audit}"))
+AUDIT_DELETE = _INFRA_OPTIM.add(
+    "audit:delete", "Delete an audit.", ("DELETE", "/v1/audits/{audit}")
+)
+ACTION_PLAN_GET_ALL = _INFRA_OPTIM.add(
+    "action_plan:get_all", "List action plans.", ("GET", "/v1/action_plans")
+)
+ACTION_PLAN_DETAIL = _INFRA_OPTIM.add(
+    "action_plan:detail", "List action plans with detail.", ("GET", "/v1/action_plans/detail")
+)
+ACTION_PLAN_GET = _INFRA_OPTIM.add(
+    "action_plan:get", "Show an action plan.", ("GET", "/v1/action_plans/{uuid}")
+)
+ACTION_PLAN_UPDATE = _INFRA_OPTIM.add(
+    "action_plan:update",
+    "Change an action plan's state (cancel it).",
+    ("PATCH", "/v1/action_plans/{uuid}"),
+)
+ACTION_PLAN_START = _INFRA_OPTIM.add(
+    "action_plan:start", "Start an action plan.", ("POST", "/v1/action_plans/{uuid}/start")
+)
+ACTION_PLAN_DELETE = _INFRA_OPTIM.add(
+    "action_plan:delete", "Delete an action plan.", ("DELETE", "/v1/action_plans/{uuid}")
+)
+ACTION_GET_ALL = _INFRA_OPTIM.add("action:get_all", "List actions.", ("GET", "/v1/actions"))
+ACTION_DETAIL = _INFRA_OPTIM.add(
+    "action:detail", "List actions with detail.", ("GET", "/v1/actions/detail")
+)
+ACTION_GET = _INFRA_OPTIM.add("action:get", "Show an action.", ("GET", "/v1/actions/{uuid}"))
+ACTION_UPDATE = _INFRA_OPTIM.add(
+    "action:update", "Skip a pending action.", ("PATCH", "/v1/actions/{uuid}")
+)
 
-INFRA_OPTIM_RULES = [
-    _documented(name, INFRA_OPTIM_ADMIN_API, description, operations)
-    for name, description, operations in _INFRA_OPTIM_RULES
-]
+INFRA_OPTIM_RULES = _INFRA_OPTIM.defaults
 
 
 def list_rules() -> list[policy.RuleDefault]:
@@ -442,7 +415,7 @@ def authorize(
     context: oslo_context.RequestContext,
     rule: str,
     target: dict | None = None,
-    denial: str = "Policy does not allow {rule} to be performed.",
+    denial: str = DENIAL,
 ) -> None:
     """Raise :class:`errors.Forbidden` unless ``rule`` allows the request.
 

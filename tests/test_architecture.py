@@ -48,24 +48,31 @@ _HANDLERS = (
     "placement.schemas",
     "placement.objects",
     "placement.candidates",
+    "placement.filters",
     "placement.errors",
     "placement.microversion",
     "placement.policy",
     "placement.auth",
 )
-_OBJECTS = ("placement.db", "placement.errors", "placement.microversion")
+#: The object layer raises its own domain errors, never ``placement.errors``'
+#: HTTP types (only the query-string grammar of ``placement/filters.py`` does).
+_OBJECTS = ("placement.db", "placement.domain_errors", "placement.microversion")
 
 #: ARCHITECTURE.md's tables, row by row.
 RULES: dict[str, Rule] = {
     "placement": Rule(internal=()),
     "placement.errors": Rule(internal=("placement.microversion",), third_party=()),
     "placement.microversion": Rule(internal=(), third_party=()),
+    "placement.domain_errors": Rule(internal=(), third_party=()),
     "placement.conf": Rule(
         internal=("placement.actionplan_opts", "placement.flavor_opts"), never=_SQL + _WEB
     ),
     "placement.actionplan_opts": Rule(internal=("placement.actionplans",), never=_SQL + _WEB),
     "placement.flavor_opts": Rule(
-        internal=("placement.errors", "placement.objects.filters"), never=_SQL + _WEB
+        internal=("placement.errors", "placement.filters"), never=_SQL + _WEB
+    ),
+    "placement.filters": Rule(
+        internal=("placement.errors", "placement.microversion"), never=_SQL + _WEB + _OSLO_WEB
     ),
     "placement.logs": Rule(internal=(), never=_SQL + _WEB),
     "placement.auth": Rule(internal=("placement.errors",), never=_SQL),
@@ -73,10 +80,13 @@ RULES: dict[str, Rule] = {
     "placement.policy": Rule(internal=("placement.conf", "placement.errors"), never=_SQL + _WEB),
     "placement.schemas": Rule(internal=("placement.microversion",), never=_SQL + _WEB + _OSLO),
     "placement.db": Rule(internal=(), never=_WEB + _OSLO),
-    "placement.objects": Rule(internal=_OBJECTS, never=_WEB + _OSLO_WEB),
-    "placement.candidates": Rule(internal=(*_OBJECTS, "placement.objects"), never=_WEB + _OSLO_WEB),
+    "placement.objects": Rule(internal=(*_OBJECTS, "placement.filters"), never=_WEB + _OSLO_WEB),
+    "placement.candidates": Rule(
+        internal=(*_OBJECTS, "placement.objects", "placement.filters", "placement.errors"),
+        never=_WEB + _OSLO_WEB,
+    ),
     # The engine's pure steps: its data types, the combination and the output.
-    "placement.candidates.model": Rule(internal=(), third_party=()),
+    "placement.candidates.model": Rule(internal=("placement.filters",), third_party=()),
     "placement.candidates.combine": Rule(internal=("placement.candidates.model",), third_party=()),
     "placement.candidates.output": Rule(
         internal=("placement.candidates.model", "placement.microversion"), third_party=()
@@ -86,7 +96,9 @@ RULES: dict[str, Rule] = {
     "placement.direct": Rule(internal=("placement.wsgi", "placement.conf")),
     "placement.cmd": Rule(internal=None),
     # The action-plan subsystem.
-    "placement.actionplans": Rule(internal=(), third_party=("jsonschema",)),
+    "placement.actionplans": Rule(
+        internal=("placement.domain_errors",), third_party=("jsonschema",)
+    ),
     "placement.objects.actionplans": Rule(
         internal=(
             *_OBJECTS,
@@ -94,6 +106,7 @@ RULES: dict[str, Rule] = {
             "placement.actionplans",
             "placement.candidates",
             "placement.flavor_opts",
+            "placement.filters",
         ),
         never=_WEB + _OSLO_WEB,
     ),
@@ -111,6 +124,7 @@ RULES: dict[str, Rule] = {
         internal=(
             *_OBJECTS,
             "placement.objects",
+            "placement.errors",
             "placement.actionplans",
             "placement.actionplan_opts",
             "placement.conf",
@@ -325,3 +339,50 @@ def test_architecture_md_names_every_rule(package: str) -> None:
     text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
     path = package.replace(".", "/")
     assert f"`{path}/`" in text or f"`{path}.py`" in text or package == "placement"
+
+
+# --- errors have one owner ---------------------------------------------------
+
+#: Names a handler module binds to error modules: ``placement.errors`` (HTTP)
+#: and the domain errors of the layers below.
+_ERROR_MODULES = ("errors", "exceptions", "domain")
+
+
+def caught_errors(module: Module) -> list[str]:
+    """``except`` clauses of ``module`` that name a type of an error module.
+
+    A handler answers the errors from below through ``base.answering`` and
+    its tables; catching them to raise another error re-words them by hand.
+    """
+    found = []
+    for node in ast.walk(ast.parse(module.source)):
+        if isinstance(node, ast.ExceptHandler) and node.type is not None:
+            for part in ast.walk(node.type):
+                if (
+                    isinstance(part, ast.Attribute)
+                    and isinstance(part.value, ast.Name)
+                    and part.value.id in _ERROR_MODULES
+                ):
+                    found.append(f"{module.name}:{node.lineno} catches {part.value.id}.{part.attr}")
+    return found
+
+
+def test_the_catch_check_reports_caught_error_types() -> None:
+    module = Module(
+        "placement.handlers.area",
+        False,
+        "try:\n    pass\nexcept ValueError:\n    pass\n"
+        "try:\n    pass\nexcept (errors.Conflict, exceptions.InUse):\n    pass\n",
+    )
+    assert caught_errors(module) == [
+        "placement.handlers.area:7 catches errors.Conflict",
+        "placement.handlers.area:7 catches exceptions.InUse",
+    ]
+
+
+def test_handlers_answer_errors_from_below_by_table_only() -> None:
+    """Besides the one helper (``handlers/base.py``) and the /v1 preamble's
+    use of it, no handler catches an error type to re-word it."""
+    shared = {"placement.handlers.base", "placement.handlers.actionplans.preamble"}
+    handlers = [m for m in modules_under(PACKAGE / "handlers") if m.name not in shared]
+    assert [found for module in handlers for found in caught_errors(module)] == []

@@ -34,10 +34,8 @@ from oslo_config import cfg
 from sqlalchemy import func, select
 from sqlalchemy.engine import Connection, Engine
 
-from placement import errors
 from placement.candidates import output, query, resolve, slots, summaries
 from placement.candidates.combine import Search
-from placement.candidates.conditions import has_traits
 from placement.candidates.model import (
     Candidate,
     Plan,
@@ -49,6 +47,7 @@ from placement.candidates.model import (
 from placement.candidates.request import CandidateRequest
 from placement.db import tables
 from placement.db.transaction import reader
+from placement.objects import conditions, exceptions
 
 #: Root ids in the first window; each next window is 4 times as wide.
 FIRST_WINDOW = 64
@@ -154,7 +153,7 @@ def _plan(conn: Connection, request: CandidateRequest) -> Plan | None:
     for wanted in request.groups:
         try:
             group = resolve.group(conn, wanted)
-        except errors.BadRequest:
+        except exceptions.NameNotFound:
             if _upstream_stops_before(conn, groups, root_traits, shape):
                 return None
             raise
@@ -173,12 +172,9 @@ def _plan(conn: Connection, request: CandidateRequest) -> Plan | None:
 
 def _some_root(conn: Connection, traits: TraitIds) -> bool:
     rp = tables.resource_providers
-    first = conn.execute(
-        select(rp.c.id)
-        .where(rp.c.parent_provider_id.is_(None), *has_traits(rp.c.id, traits))
-        .limit(1)
-    ).first()
-    return first is not None
+    return conditions.anyone(
+        conn, rp.c.parent_provider_id.is_(None), *conditions.has_traits(rp.c.id, traits)
+    )
 
 
 # --- the error-order probe -----------------------------------------------------

@@ -4,9 +4,10 @@ Plain data and the little logic that belongs to it; no database, no SQL
 (``tests/candidates/test_model.py`` holds this module and ``combine`` to
 that), so the pure steps import them without the SQL steps:
 
-* the resolved request: :class:`TraitIds`, :class:`AggregateIds`,
-  :class:`ResolvedGroup`, then the :class:`Plan` (with :class:`SlotSpec`,
-  :class:`Rules` and the deployment's :class:`Shape`);
+* the resolved request: :data:`TraitIds`, :data:`AggregateIds` (the
+  query string's filters in ids), :class:`ResolvedGroup`, then the
+  :class:`Plan` (with :class:`SlotSpec`, :class:`Rules` and the
+  deployment's :class:`Shape`);
 * one window of trees: :class:`Window` in, the group rows
   (:class:`ProviderRow`, :class:`ClassRow` with their :class:`Room`) out,
   gathered into :class:`WindowOptions` (:class:`Slot`, :class:`Facts`,
@@ -19,26 +20,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from placement.filters import AggregateFilter, TraitFilter
+
 # --- the resolved request --------------------------------------------------------
 
-
-@dataclass(frozen=True)
-class TraitIds:
-    """Trait ids: each set of ``required`` needs one member; none of ``forbidden``."""
-
-    required: tuple[frozenset[int], ...] = ()
-    forbidden: frozenset[int] = frozenset()
-
-    def __bool__(self) -> bool:
-        return bool(self.required or self.forbidden)
-
-
-@dataclass(frozen=True)
-class AggregateIds:
-    """Aggregate ids: one of each ``member_of`` set is needed; none of ``forbidden``."""
-
-    member_of: tuple[frozenset[int], ...] = ()
-    forbidden: frozenset[int] = frozenset()
+#: Trait ids: each set of ``required`` needs one member; none of ``forbidden``.
+TraitIds = TraitFilter[int]
+#: Aggregate ids: one of each ``member_of`` set is needed; none of ``forbidden``.
+AggregateIds = AggregateFilter[int]
 
 
 @dataclass(frozen=True)

@@ -21,10 +21,9 @@ from functools import lru_cache
 
 import os_traits
 import sqlalchemy
-from sqlalchemy import Integer, and_, bindparam, case, func, literal, or_, select
+from sqlalchemy import Integer, and_, bindparam, case, or_, select
 from sqlalchemy.engine import Connection
 
-from placement.candidates.conditions import has_traits, in_aggregates
 from placement.candidates.model import (
     UNCHECKED,
     AggregateIds,
@@ -37,6 +36,7 @@ from placement.candidates.model import (
     Window,
 )
 from placement.db import tables
+from placement.objects.conditions import capacity, fits, has_traits, in_aggregates, used
 
 _RP = tables.resource_providers
 _INV = tables.inventories
@@ -122,29 +122,8 @@ def _providers_first_in_window(
     return query if window is None or window.whole else in_written_order(query)
 
 
-def _used(
-    provider_id: sqlalchemy.ColumnElement, class_id: sqlalchemy.ColumnElement | int
-) -> sqlalchemy.ScalarSelect:
-    """Sum of allocations of one class on one provider (0 when none)."""
-    return (
-        select(func.coalesce(func.sum(_ALLOC.c.used), 0))
-        .where(_ALLOC.c.resource_provider_id == provider_id, _ALLOC.c.resource_class_id == class_id)
-        .scalar_subquery()
-    )
-
-
-def _fits(inv: sqlalchemy.FromClause, used: sqlalchemy.ColumnElement, amount: int) -> list:
-    """``amount`` more fits the inventory: capacity, min/max unit, step size."""
-    return [
-        used + amount <= (inv.c.total - inv.c.reserved) * inv.c.allocation_ratio,
-        inv.c.min_unit <= amount,
-        inv.c.max_unit >= amount,
-        literal(amount) % inv.c.step_size == 0,
-    ]
-
-
-def _room(total: int, reserved: int, ratio: float, used: int, max_unit: int) -> Room:
-    return Room(int((total - reserved) * ratio) - int(used), max_unit)
+def _room(total: int, reserved: int, ratio: float, taken: int, max_unit: int) -> Room:
+    return Room(int(capacity(total, reserved, ratio)) - int(taken), max_unit)
 
 
 def _sharing(sharing_trait: int) -> list:
@@ -210,13 +189,13 @@ def _provider_query(
     conditions = [*has_traits(_RP.c.id, group.traits), *in_aggregates(_RP.c.id, group.aggregates)]
     for index, (class_id, amount) in enumerate(group.amounts):
         inv = _INV.alias(f"inv{index}")
-        used = _used(_RP.c.id, class_id)
+        taken = used(_RP.c.id, class_id)
         source = source.join(
             inv, and_(inv.c.resource_provider_id == _RP.c.id, _class_of(inv, window) == class_id)
         )
         if class_id in summed:
-            columns += [inv.c.total, inv.c.reserved, inv.c.allocation_ratio, used, inv.c.max_unit]
-        conditions += _fits(inv, used, amount)
+            columns += [inv.c.total, inv.c.reserved, inv.c.allocation_ratio, taken, inv.c.max_unit]
+        conditions += fits(inv, taken, amount)
     if group.amounts and group.tree is not None:
         conditions.append(_RP.c.root_provider_id == group.tree)
     if window is not None:
@@ -274,10 +253,10 @@ def _class_query(
 ) -> sqlalchemy.Select:
     """The statement of :func:`class_rows`, built once per request shape."""
     inv = _INV
-    used = _used(inv.c.resource_provider_id, inv.c.resource_class_id)
-    fits = or_(
+    taken = used(inv.c.resource_provider_id, inv.c.resource_class_id)
+    any_class_fits = or_(
         *(
-            and_(_class_of(inv, window) == class_id, *_fits(inv, used, amount))
+            and_(_class_of(inv, window) == class_id, *fits(inv, taken, amount))
             for class_id, amount in group.amounts
         )
     )
@@ -285,7 +264,7 @@ def _class_query(
         case((has_traits(_RP.c.id, TraitIds((any_of,)))[0], 1 << index), else_=0)
         for index, any_of in enumerate(group.traits.required)
     ]
-    conditions = [fits, *has_traits(_RP.c.id, TraitIds(forbidden=group.traits.forbidden))]
+    conditions = [any_class_fits, *has_traits(_RP.c.id, TraitIds(forbidden=group.traits.forbidden))]
     positive = AggregateIds(group.aggregates.member_of)
     negative = AggregateIds(forbidden=group.aggregates.forbidden)
     if window is not None:
@@ -304,7 +283,7 @@ def _class_query(
         conditions += [*_sharing(sharing_trait), *in_aggregates(_RP.c.id, positive)]
     conditions += in_aggregates(_RP.c.id, negative)
     room_columns = (
-        [inv.c.total, inv.c.reserved, inv.c.allocation_ratio, used, inv.c.max_unit]
+        [inv.c.total, inv.c.reserved, inv.c.allocation_ratio, taken, inv.c.max_unit]
         if with_rooms
         else []
     )

@@ -23,9 +23,8 @@ from dataclasses import dataclass
 
 from oslo_utils import uuidutils
 
-from placement import errors
+from placement import errors, filters
 from placement import microversion as mv
-from placement.objects import filters
 
 #: Group suffixes: numbers from 1.25, any short word from 1.33.
 NUMERIC_SUFFIX = r"[1-9][0-9]*"

@@ -15,62 +15,46 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 import os_traits
-from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
-from placement import errors
-from placement.candidates.conditions import in_aggregates
+from placement import filters
 from placement.candidates.model import AggregateIds, ResolvedGroup, TraitIds
 from placement.candidates.request import RequestGroup
 from placement.db import tables
-from placement.objects import filters, resource_class, resource_provider, trait
+from placement.objects import conditions, exceptions, resource_class, resource_provider, trait
 
 _CLASS_MESSAGE = "Invalid resource class in resources parameter: No such resource class {names}."
 
 
-def root_traits(conn: Connection, wanted: filters.TraitFilter) -> TraitIds:
+#: Upstream's text for an unknown trait, which names only the first one.
+_TRAIT_MESSAGE = "No such trait(s): {name}."
+
+
+def root_traits(conn: Connection, wanted: filters.TraitFilter[str]) -> TraitIds:
     """Ids of ``root_required``; the first unknown name is a 400."""
-    required = [name for any_of in wanted.required for name in sorted(any_of)]
-    ids = _ids(
-        trait.trait_ids_by_name, conn, required + sorted(wanted.forbidden), trait.NOT_FOUND_MESSAGE
-    )
-    return TraitIds(
-        tuple(frozenset([ids[name]]) for name in required),
-        frozenset(ids[name] for name in wanted.forbidden),
-    )
+    return conditions.trait_ids(conn, wanted, message=_TRAIT_MESSAGE)
 
 
 def sharing_trait(conn: Connection) -> int:
     """The id of the trait that marks sharing providers."""
-    name = os_traits.MISC_SHARES_VIA_AGGREGATE
-    return trait.trait_ids_by_name(conn, [name])[name]
+    return trait.trait_id(conn, os_traits.MISC_SHARES_VIA_AGGREGATE)
 
 
 def group(conn: Connection, wanted: RequestGroup) -> ResolvedGroup:
     """Resolve one group, in upstream's order (see the module docstring)."""
     classes = _ids(resource_class.resource_class_ids, conn, list(wanted.resources), _CLASS_MESSAGE)
     amounts = tuple((classes[name], amount) for name, amount in wanted.resources.items())
-    aggregates = _aggregate_ids(conn, wanted.aggregates)
+    aggregates = conditions.aggregate_ids(conn, wanted.aggregates)
     if not all(aggregates.member_of):
         return ResolvedGroup(wanted.suffix, amounts, TraitIds(), aggregates, void=True)
-    names = [name for any_of in wanted.traits.required for name in sorted(any_of)]
     try:
-        ids = _ids(
-            trait.trait_ids_by_name,
-            conn,
-            names + sorted(wanted.traits.forbidden),
-            trait.NOT_FOUND_MESSAGE,
-        )
-    except errors.BadRequest:
+        traits = conditions.trait_ids(conn, wanted.traits, message=_TRAIT_MESSAGE)
+    except exceptions.TraitNotFound:
         # Nobody in the aggregates comes first. Otherwise that needs no
         # query of its own: the group's query then finds nothing.
         if aggregates.member_of and not _someone_in(conn, aggregates):
             return ResolvedGroup(wanted.suffix, amounts, TraitIds(), aggregates, void=True)
         raise
-    traits = TraitIds(
-        tuple(frozenset(ids[name] for name in any_of) for any_of in wanted.traits.required),
-        frozenset(ids[name] for name in wanted.traits.forbidden),
-    )
     tree = None
     if wanted.in_tree is not None:
         provider = resource_provider.get_by_uuid(conn, wanted.in_tree)
@@ -80,32 +64,11 @@ def group(conn: Connection, wanted: RequestGroup) -> ResolvedGroup:
     return ResolvedGroup(wanted.suffix, amounts, traits, aggregates, tree)
 
 
-def _aggregate_ids(conn: Connection, wanted: filters.AggregateFilter) -> AggregateIds:
-    """Ids of the aggregates that exist; a ``member_of`` set of only unknown
-    ones becomes empty (and can be met by nobody)."""
-    uuids = set().union(*wanted.member_of, wanted.forbidden)
-    if not uuids:
-        return AggregateIds()
-    agg = tables.placement_aggregates
-    ids = dict(
-        conn.execute(select(agg.c.uuid, agg.c.id).where(agg.c.uuid.in_(sorted(uuids)))).all()
-    )
-    return AggregateIds(
-        tuple(frozenset(ids[u] for u in any_of if u in ids) for any_of in wanted.member_of),
-        frozenset(ids[u] for u in wanted.forbidden if u in ids),
-    )
-
-
 def _someone_in(conn: Connection, aggregates: AggregateIds) -> bool:
     """Whether some provider is itself in an aggregate of every ``member_of`` set."""
     rp = tables.resource_providers
-    return (
-        conn.execute(
-            select(rp.c.id)
-            .where(*in_aggregates(rp.c.id, AggregateIds(aggregates.member_of)))
-            .limit(1)
-        ).first()
-        is not None
+    return conditions.anyone(
+        conn, *conditions.in_aggregates(rp.c.id, AggregateIds(aggregates.member_of))
     )
 
 
@@ -116,8 +79,8 @@ def _ids(
     as upstream (which looks names up one by one) does."""
     names = list(names)
     try:
-        return lookup(conn, names, message=message, error=errors.BadRequest)
-    except errors.BadRequest:
+        return lookup(conn, names, message=message)
+    except exceptions.NameNotFound:
         for name in names:
-            lookup(conn, [name], message=message, error=errors.BadRequest)
+            lookup(conn, [name], message=message)
         raise

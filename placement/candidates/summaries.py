@@ -27,10 +27,10 @@ from placement.candidates.model import Provider, Trees
 from placement.candidates.query import in_written_order
 from placement.candidates.trees import chunks
 from placement.db import tables
+from placement.objects.conditions import capacity, used
 
 _RP = tables.resource_providers
 _INV = tables.inventories
-_ALLOC = tables.allocations
 _RC = tables.resource_classes
 _RPT = tables.resource_provider_traits
 _TRAITS = tables.traits
@@ -71,20 +71,12 @@ def _statements(column: ColumnElement[int]) -> tuple[sqlalchemy.Select, sqlalche
     and convert, mostly in the driver.
     """
     wanted = column.in_(bindparam("ids", expanding=True))
-    used = (
-        select(func.coalesce(func.sum(_ALLOC.c.used), 0))
-        .where(
-            _ALLOC.c.resource_provider_id == _INV.c.resource_provider_id,
-            _ALLOC.c.resource_class_id == _INV.c.resource_class_id,
-        )
-        .scalar_subquery()
-    )
     inventory: ColumnElement[str] = _RC.c.name
     for part in (
         cast(_INV.c.total, String),
         cast(_INV.c.reserved, String),
         _FloatText(_INV.c.allocation_ratio),
-        cast(used, String),
+        cast(used(_INV.c.resource_provider_id, _INV.c.resource_class_id), String),
     ):
         inventory = inventory + " " + part
     provider = (_RP.c.id, _RP.c.uuid, _RP.c.parent_provider_id, _RP.c.root_provider_id)
@@ -158,8 +150,8 @@ def _trait_names(text: str) -> list[str]:
 
 def _inventory(text: str) -> tuple[str, int, int]:
     """``"NAME total reserved ratio used"`` → (name, capacity, used)."""
-    name, total, reserved, ratio, used = text.split(" ")
-    return name, int((int(total) - int(reserved)) * float(ratio)), int(used)
+    name, total, reserved, ratio, taken = text.split(" ")
+    return name, int(capacity(int(total), int(reserved), float(ratio))), int(taken)
 
 
 def text(trees: Trees, shown: Iterable[int], version: mv.Version, requested: set[str]) -> str:

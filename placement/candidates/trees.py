@@ -12,10 +12,10 @@ from itertools import islice
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
-from placement.candidates.conditions import in_aggregates
 from placement.candidates.model import AggregateIds, Ancestry, Window
 from placement.candidates.query import in_window, window_bounds
 from placement.db import tables
+from placement.objects.conditions import in_aggregates
 
 _RP = tables.resource_providers
 _RPA = tables.resource_provider_aggregates

@@ -21,9 +21,10 @@ status 1, not as a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,40 +47,37 @@ class CommandError(Exception):
     """A failure to report as one line on stderr (exit status 1)."""
 
 
-def _engine(conf: cfg.ConfigOpts) -> sqlalchemy.Engine:
-    """The configured database's engine (none configured: ConfigError), named on stderr."""
+@contextlib.contextmanager
+def _engine(conf: cfg.ConfigOpts) -> Iterator[sqlalchemy.Engine]:
+    """The configured database's engine for one command (none configured:
+    ConfigError), named on stderr, disposed of after it."""
     cmd.announce_database(PROG, conf)
-    return db.create_engine(conf, url=placement_conf.database_url(conf))
+    engine = db.create_engine(conf, url=placement_conf.database_url(conf))
+    try:
+        yield engine
+    finally:
+        engine.dispose()
 
 
 def db_sync(conf: cfg.ConfigOpts, args: Any) -> int:
     """Upgrade Placement's schema and the action-plan tables, then write the goal catalog."""
-    engine = _engine(conf)
-    try:
+    with _engine(conf) as engine:
         migration.upgrade_all(engine)
         catalog.sync_catalog(engine)
-    finally:
-        engine.dispose()
     return 0
 
 
 def db_version(conf: cfg.ConfigOpts, args: Any) -> int:
     """Print the database's current schema revision, or ``None``."""
-    engine = _engine(conf)
-    try:
+    with _engine(conf) as engine:
         print(db.current_revision(engine))
-    finally:
-        engine.dispose()
     return 0
 
 
 def db_stamp(conf: cfg.ConfigOpts, args: Any) -> int:
     """Record a revision in ``alembic_version`` without running migrations."""
-    engine = _engine(conf)
-    try:
+    with _engine(conf) as engine:
         db.stamp(engine, args.version)
-    finally:
-        engine.dispose()
     return 0
 
 
@@ -110,16 +108,13 @@ def db_online_data_migrations(conf: cfg.ConfigOpts, args: Any) -> int:
         conf.placement.incomplete_consumer_project_id, conf.placement.incomplete_consumer_user_id
     )
     totals: dict[str, list[int]] = {}
-    engine = _engine(conf)
-    try:
+    with _engine(conf) as engine:
         while True:
             ran, failed = _online_migration_batch(
                 engine, online_migrations.migrations(owner), max_count, totals
             )
             if limited or not ran:
                 break
-    finally:
-        engine.dispose()
     table = prettytable.PrettyTable(["Migration", "Total Found", "Completed"])
     for name, (found, done) in totals.items():
         table.add_row([name, found, done])

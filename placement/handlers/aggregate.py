@@ -6,14 +6,17 @@ is stale and always bumps it; before 1.19 neither happens.
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 import falcon
 
-from placement import errors
+from placement import errors, policy
 from placement import microversion as mv
 from placement.handlers import base
-from placement.handlers.resource_provider import load_provider
+from placement.handlers.resource_provider import PROVIDER
 from placement.objects import aggregate as agg_obj
-from placement.objects import resource_provider as rp_obj
+from placement.objects import exceptions
+from placement.objects.resource_provider import Provider
 from placement.schemas import aggregate as schema
 
 
@@ -26,22 +29,31 @@ def _send(req: falcon.Request, resp: falcon.Response, uuids: list[str], generati
 
 
 class Aggregates(base.Resource):
-    def on_get(self, req: falcon.Request, resp: falcon.Response, uuid: str) -> None:
-        base.check_accept(req)
-        base.require_version(req, mv.AGGREGATES)
-        self.authorize(req, "placement:resource_providers:aggregates:list")
-        provider = load_provider(self, uuid)
+    ANSWERS: ClassVar[base.Answers] = {
+        exceptions.ConcurrentUpdate: base.Answer(
+            errors.Conflict, "Update conflict: {message}", errors.CONCURRENT_UPDATE
+        ),
+    }
+
+    @base.responder(
+        policy.RP_AGGREGATES_LIST, base.accepts_json, base.since(mv.AGGREGATES), lookup=PROVIDER
+    )
+    def on_get(
+        self, req: falcon.Request, resp: falcon.Response, uuid: str, provider: Provider
+    ) -> None:
         _send(req, resp, agg_obj.list_for_provider(self.deps.engine, provider), provider.generation)
 
-    def on_put(self, req: falcon.Request, resp: falcon.Response, uuid: str) -> None:
-        base.require_json_content(req)
-        base.require_version(req, mv.AGGREGATES)
-        self.authorize(req, "placement:resource_providers:aggregates:update")
+    @base.responder(
+        policy.RP_AGGREGATES_UPDATE,
+        base.sends_json,
+        base.since(mv.AGGREGATES),
+        lookup=PROVIDER,
+        body=schema.PUT_AGGREGATES,
+    )
+    def on_put(
+        self, req: falcon.Request, resp: falcon.Response, uuid: str, provider: Provider, data: Any
+    ) -> None:
         with_generation = base.version(req) >= mv.AGGREGATES_GENERATION
-        provider = load_provider(self, uuid)
-        data = base.json_body(
-            req, schema.PUT_AGGREGATES_1_19 if with_generation else schema.PUT_AGGREGATES
-        )
         uuids = data
         if with_generation:
             if data["resource_provider_generation"] != provider.generation:
@@ -51,12 +63,7 @@ class Aggregates(base.Resource):
                     code=errors.CONCURRENT_UPDATE,
                 )
             uuids = data["aggregates"]
-        try:
-            generation = agg_obj.set_aggregates(
-                self.deps.engine, provider, uuids, increment_generation=with_generation
-            )
-        except rp_obj.GenerationConflict as exc:
-            raise errors.Conflict(
-                f"Update conflict: {exc.message}", code=errors.CONCURRENT_UPDATE
-            ) from None
+        generation = agg_obj.set_aggregates(
+            self.deps.engine, provider, uuids, increment_generation=with_generation
+        )
         _send(req, resp, uuids, generation)

@@ -3,7 +3,7 @@
 Bodies change shape with the microversion (see ``placement.schemas.allocation``);
 here every shape is turned into :class:`allocation.ConsumerWrite` records and
 the object layer does the rest. The object layer's errors get the prefix
-each route has upstream.
+each route has upstream (:data:`_PUT`, :data:`_POST`).
 """
 
 from __future__ import annotations
@@ -15,12 +15,34 @@ import falcon
 from oslo_config import cfg
 from oslo_utils import uuidutils
 
-from placement import errors
+from placement import errors, policy
 from placement import microversion as mv
 from placement.handlers import base
-from placement.objects import allocation
-from placement.objects import consumer as consumer_obj
+from placement.objects import allocation, exceptions
 from placement.schemas import allocation as schema
+
+_WRITE: base.Answers = {
+    exceptions.InvalidAllocation: base.Answer(
+        errors.Conflict, "Unable to allocate inventory: {message}"
+    ),
+    exceptions.ConcurrentUpdate: base.Answer(
+        errors.Conflict,
+        "Inventory and/or allocations changed while attempting to allocate: {message}",
+        errors.CONCURRENT_UPDATE,
+    ),
+}
+_PUT: base.Answers = {
+    exceptions.ResourceClassNotFound: base.Answer(
+        errors.BadRequest, "Unable to allocate inventory for consumer {consumer}: {message}"
+    ),
+    **_WRITE,
+}
+_POST: base.Answers = {
+    exceptions.ResourceClassNotFound: base.Answer(
+        errors.BadRequest, "Unable to allocate inventory {message}"
+    ),
+    **_WRITE,
+}
 
 
 def consumer_writes(
@@ -60,19 +82,19 @@ def _list_to_dict(items: list) -> dict:
     return {item["resource_provider"]["uuid"]: {"resources": item["resources"]} for item in items}
 
 
-def _concurrent(exc: consumer_obj.ConcurrentUpdate) -> errors.Conflict:
-    return errors.Conflict(
-        f"Inventory and/or allocations changed while attempting to allocate: {exc.message}",
-        code=errors.CONCURRENT_UPDATE,
-    )
+def _canonical_consumer(call: base.Call) -> None:
+    """The path's consumer uuid in its canonical form; 400 when it is no uuid."""
+    consumer_uuid = call.kwargs["consumer_uuid"]
+    if not uuidutils.is_uuid_like(consumer_uuid):
+        raise errors.BadRequest(f"Malformed consumer_uuid: {consumer_uuid}")
+    call.kwargs["consumer_uuid"] = str(uuid.UUID(consumer_uuid))
 
 
 class ConsumerAllocations(base.Resource):
     """``/allocations/{consumer_uuid}``: what one consumer holds."""
 
+    @base.responder(policy.ALLOCATIONS_LIST, base.accepts_json)
     def on_get(self, req: falcon.Request, resp: falcon.Response, consumer_uuid: str) -> None:
-        base.check_accept(req)
-        self.authorize(req, "placement:allocations:list")
         want = base.version(req)
         found = allocation.get_for_consumer(self.deps.engine, consumer_uuid)
         body: dict = {"allocations": {}}
@@ -91,70 +113,55 @@ class ConsumerAllocations(base.Resource):
         base.send_json(resp, body)
         base.set_cache_headers(req, resp, (found and found.last_modified) or base.utcnow())
 
-    def on_put(self, req: falcon.Request, resp: falcon.Response, consumer_uuid: str) -> None:
-        base.require_json_content(req)
-        self.authorize(req, "placement:allocations:update")
-        if not uuidutils.is_uuid_like(consumer_uuid):
-            raise errors.BadRequest(f"Malformed consumer_uuid: {consumer_uuid}")
-        consumer_uuid = str(uuid.UUID(consumer_uuid))
+    @base.responder(
+        policy.ALLOCATIONS_UPDATE, base.sends_json, lookup=_canonical_consumer, body=schema.PUT
+    )
+    def on_put(
+        self, req: falcon.Request, resp: falcon.Response, consumer_uuid: str, data: dict
+    ) -> None:
         want = base.version(req)
-        data = base.json_body(req, schema.put_schema(want))
         by_provider = data["allocations"]
         if want < mv.ALLOCATIONS_DICT:
             by_provider = _list_to_dict(by_provider)
         writes = [_write(self.deps.conf, consumer_uuid, data, by_provider, want)]
-        try:
+        with base.answering(_PUT, consumer=consumer_uuid):
             allocation.replace(
                 self.deps.engine,
                 writes,
                 attempts=self.deps.conf.placement.allocation_conflict_retry_count,
             )
-        except allocation.UnknownResourceClass as exc:
-            raise errors.BadRequest(
-                f"Unable to allocate inventory for consumer {consumer_uuid}: {exc.message}"
-            ) from None
-        except allocation.InvalidAllocation as exc:
-            raise errors.Conflict(f"Unable to allocate inventory: {exc.message}") from None
-        except consumer_obj.ConcurrentUpdate as exc:
-            raise _concurrent(exc) from None
         base.send_empty(resp, 204)
 
+    @base.responder(policy.ALLOCATIONS_DELETE)
     def on_delete(self, req: falcon.Request, resp: falcon.Response, consumer_uuid: str) -> None:
-        self.authorize(req, "placement:allocations:delete")
         allocation.delete_for_consumer(self.deps.engine, consumer_uuid)
         base.send_empty(resp, 204)
+
+
+#: ``POST /allocations`` arrived in 1.13: below, it is a 404.
+_SINCE_POST = base.since(mv.POST_ALLOCATIONS)
 
 
 class Allocations(base.Resource):
     """``POST /allocations`` (1.13): replace several consumers' allocations at once."""
 
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        base.require_version(req, mv.POST_ALLOCATIONS)
-        base.require_json_content(req)
-        self.authorize(req, "placement:allocations:manage")
+    @base.responder(policy.ALLOCATIONS_MANAGE, _SINCE_POST, base.sends_json, body=schema.POST)
+    def on_post(self, req: falcon.Request, resp: falcon.Response, data: dict) -> None:
         want = base.version(req)
-        data = base.json_body(req, schema.post_schema(want))
-        try:
+        with base.answering(_POST):
             allocation.replace(
                 self.deps.engine,
                 consumer_writes(self.deps.conf, data, want),
                 attempts=self.deps.conf.placement.allocation_conflict_retry_count,
             )
-        except allocation.UnknownResourceClass as exc:
-            raise errors.BadRequest(f"Unable to allocate inventory {exc.message}") from None
-        except allocation.InvalidAllocation as exc:
-            raise errors.Conflict(f"Unable to allocate inventory: {exc.message}") from None
-        except consumer_obj.ConcurrentUpdate as exc:
-            raise _concurrent(exc) from None
         base.send_empty(resp, 204)
 
 
 class ProviderAllocations(base.Resource):
     """``GET /resource_providers/{uuid}/allocations``: everything held on a provider."""
 
+    @base.responder(policy.RP_ALLOCATIONS_LIST, base.accepts_json)
     def on_get(self, req: falcon.Request, resp: falcon.Response, uuid: str) -> None:
-        base.check_accept(req)
-        self.authorize(req, "placement:resource_providers:allocations:list")
         found = allocation.get_for_provider(self.deps.engine, uuid)
         if found is None:
             raise errors.NotFound(

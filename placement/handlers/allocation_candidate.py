@@ -2,25 +2,34 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import falcon
 
+from placement import errors, policy
 from placement import microversion as mv
 from placement.candidates import engine
 from placement.candidates import request as candidate_request
 from placement.handlers import base
+from placement.objects import exceptions
 from placement.schemas import allocation_candidate as schema
+
+#: The route arrived in 1.10: below, it is a 404.
+_SINCE = base.since(mv.ALLOCATION_CANDIDATES)
 
 
 class AllocationCandidates(base.Resource):
     """``/allocation_candidates``."""
 
-    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        base.require_version(req, mv.ALLOCATION_CANDIDATES)
-        base.check_accept(req)
-        self.authorize(req, "placement:allocation_candidates:list")
-        want = base.version(req)
-        base.validate_query(req, schema.query_schema(want))
-        wanted = candidate_request.parse(base.query_pairs(req), want)
+    #: The request names unknown traits or classes: the query is wrong.
+    ANSWERS: ClassVar[base.Answers] = {exceptions.NameNotFound: base.Answer(errors.BadRequest)}
+
+    @base.responder(
+        policy.ALLOCATION_CANDIDATES_LIST, _SINCE, base.accepts_json, query=schema.QUERY
+    )
+    def on_get(self, req: falcon.Request, resp: falcon.Response, params: dict[str, str]) -> None:
+        # The schema saw the last value of each key; the parser reads them all.
+        wanted = candidate_request.parse(base.query_pairs(req), base.version(req))
         # The engine writes the JSON itself: answers can be large and repetitive.
         resp.data = engine.find(self.deps.engine, wanted, engine.Settings.from_conf(self.deps.conf))
         resp.content_type = "application/json"

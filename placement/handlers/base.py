@@ -1,17 +1,22 @@
-"""What every handler shares: its dependencies and request/response helpers.
+"""What every handler shares: its dependencies, its preamble and request/response helpers.
 
 Handlers stay thin: parse and validate, authorize, call one function of the
-object layer, render a plain dict. These helpers hold the parsing and
-rendering rules that are the same for every route.
+object layer, render a plain dict. Each responder declares its preamble with
+:func:`responder` (checks before the policy rule, the rule, the lookup of
+what the path names, the body or query schema); these helpers hold the
+parsing and rendering rules that are the same for every route.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import email.utils
+import functools
 import json
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import parse_qsl
 
 import falcon
@@ -21,6 +26,8 @@ from oslo_policy import policy as oslo_policy
 from oslo_utils import uuidutils
 
 from placement import auth, errors, microversion, policy
+from placement.objects import exceptions
+from placement.schemas import Versioned
 
 if TYPE_CHECKING:  # handlers hold the engine for the object layer, never query it
     import sqlalchemy
@@ -35,11 +42,93 @@ class Deps:
     enforcer: oslo_policy.Enforcer
 
 
+# --- domain errors → HTTP errors ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The HTTP error a handler answers a domain error with.
+
+    ``template`` is formatted with ``message`` (the domain error's text) and
+    the facts the handler passes to :func:`answering`.
+    """
+
+    error: type[errors.PlacementError]
+    template: str = "{message}"
+    code: str | None = None
+
+
+#: Domain error type → its answer; the first type the error is an instance of wins.
+Answers = Mapping[type[Exception], Answer]
+
+#: How every handler answers the object layer's errors unless its own table
+#: says otherwise: the code each error has everywhere, then the families.
+OBJECT_ANSWERS: Answers = {
+    exceptions.ConcurrentUpdate: Answer(errors.Conflict, code=errors.CONCURRENT_UPDATE),
+    exceptions.StaleGeneration: Answer(errors.Conflict, code=errors.CONCURRENT_UPDATE),
+    exceptions.InventoryExists: Answer(errors.Conflict, code=errors.CONCURRENT_UPDATE),
+    exceptions.InventoryInUse: Answer(errors.Conflict, code=errors.INVENTORY_INUSE),
+    exceptions.DuplicateProvider: Answer(errors.Conflict, code=errors.DUPLICATE_NAME),
+    exceptions.ProviderInUse: Answer(errors.Conflict, code=errors.PROVIDER_IN_USE),
+    exceptions.ProviderHasChildren: Answer(
+        errors.Conflict, code=errors.PROVIDER_CANNOT_DELETE_PARENT
+    ),
+    exceptions.NotFound: Answer(errors.NotFound),
+    exceptions.Invalid: Answer(errors.BadRequest),
+    exceptions.Conflict: Answer(errors.Conflict),
+}
+
+
+def http_error(exc: Exception, *tables: Answers, **facts: object) -> errors.PlacementError:
+    """The answer to ``exc`` from the first of ``tables`` that has one (else a 500)."""
+    for table in tables:
+        for family, answer in table.items():
+            if isinstance(exc, family):
+                message = answer.template.format(message=str(exc), **facts)
+                return answer.error(message, code=answer.code)
+    return errors.InternalError(str(exc))
+
+
+@contextlib.contextmanager
+def answering(table: Answers, **facts: object) -> Iterator[None]:
+    """Answer the object layer's errors raised inside by ``table``, then
+    :data:`OBJECT_ANSWERS`; ``facts`` fill the templates' other fields."""
+    try:
+        yield
+    except exceptions.ObjectError as exc:
+        raise http_error(exc, table, OBJECT_ANSWERS, **facts) from None
+
+
+Responder = Callable[..., None]
+
+
+def _answered(responder: Responder, table: Answers) -> Responder:
+    @functools.wraps(responder)
+    def run(resource: Resource, req: falcon.Request, resp: falcon.Response, **path: str) -> None:
+        with answering(table):
+            responder(resource, req, resp, **path)
+
+    return run
+
+
 class Resource:
     """Base of every Falcon resource: holds the app's dependencies.
 
+    Every responder (``on_get``...) answers the object layer's errors by the
+    class's :attr:`ANSWERS` (then :data:`OBJECT_ANSWERS`); a responder whose
+    routes word an error with request facts wraps its call in
+    :func:`answering` itself.
+
     ``OPTIONS`` is not part of the Placement API: without CORS it is a 405.
     """
+
+    ANSWERS: ClassVar[Answers] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for name, responder in list(vars(cls).items()):
+            if name.startswith("on_") and callable(responder):
+                setattr(cls, name, _answered(responder, cls.ANSWERS))
 
     def __init__(self, deps: Deps) -> None:
         self.deps = deps
@@ -47,8 +136,145 @@ class Resource:
     def on_options(self, req: falcon.Request, resp: falcon.Response, **_: Any) -> None:
         raise falcon.HTTPMethodNotAllowed([])
 
-    def authorize(self, req: falcon.Request, rule: str, target: dict | None = None) -> None:
-        policy.authorize(self.deps.enforcer, req.env[auth.ENVIRON_KEY], rule, target)
+
+# --- the preamble -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Call:
+    """A request on its way to a responder, as the preamble's steps see it.
+
+    ``kwargs`` starts as the path's fields; steps add what they find (the
+    provider, the parsed body) and the responder receives them all.
+    """
+
+    resource: Resource
+    req: falcon.Request
+    kwargs: dict[str, Any]
+
+
+#: One step of a preamble: it refuses the request (raises) or adds to ``call.kwargs``.
+Step = Callable[[Call], None]
+
+
+def preamble(*steps: Step) -> Callable[[Responder], Responder]:
+    """Run ``steps`` in the order given before the responder.
+
+    The one mechanism under :func:`responder` and the ``/v1`` variant in
+    ``handlers/actionplans/preamble.py``: each orders the steps as its API does.
+    """
+
+    def decorate(method: Responder) -> Responder:
+        @functools.wraps(method)
+        def run(
+            resource: Resource, req: falcon.Request, resp: falcon.Response, **path: Any
+        ) -> None:
+            call = Call(resource, req, dict(path))
+            for step in steps:
+                step(call)
+            method(resource, req, resp, **call.kwargs)
+
+        return run
+
+    return decorate
+
+
+def responder(
+    rule: str,
+    *before: Step,
+    target: Callable[[falcon.Request], dict] | None = None,
+    lookup: Step | None = None,
+    body: Versioned | None = None,
+    query: Versioned | None = None,
+) -> Callable[[Responder], Responder]:
+    """Declare a Placement responder's preamble, in upstream's order.
+
+    First the checks ``before`` the rule, in the order given (:func:`since`,
+    :func:`accepts_json`, :func:`sends_json`: upstream's order differs per
+    route), then the policy ``rule`` (with ``target(req)`` as its target if
+    given), then ``lookup`` (so 403 comes before 404 and no SQL runs for a
+    refused caller), then the JSON ``body`` (passed on as ``data``) or the
+    ``query`` string (passed on as ``params``), validated against the schema
+    at the request's microversion.
+    """
+    steps = [*before, authorized(rule, target=target)]
+    if lookup is not None:
+        steps.append(lookup)
+    if body is not None:
+        steps.append(_json_body(body))
+    if query is not None:
+        steps.append(_query(query))
+    return preamble(*steps)
+
+
+def _absent(minimum: microversion.Version) -> errors.PlacementError:
+    """A route below its first microversion does not exist: a 404 without a message."""
+    return errors.NotFound("")
+
+
+def since(
+    minimum: microversion.Version,
+    refusal: Callable[[microversion.Version], errors.PlacementError] = _absent,
+) -> Step:
+    """Refuse requests below ``minimum`` with ``refusal(minimum)``."""
+
+    def step(call: Call) -> None:
+        if version(call.req) < minimum:
+            raise refusal(minimum)
+
+    return step
+
+
+def accepts_json(call: Call) -> None:
+    """406 unless the client accepts ``application/json``."""
+    if errors.accept_quality(call.req.env.get("HTTP_ACCEPT"), "application/json") <= 0:
+        raise errors.NotAcceptable("Only application/json is provided")
+
+
+def sends_json(call: Call) -> None:
+    """415 unless the body is declared ``application/json``."""
+    content_type = call.req.env.get("CONTENT_TYPE") or ""
+    if content_type.split(";")[0].strip().lower() != "application/json":
+        shown = content_type or None
+        raise errors.UnsupportedMediaType(
+            f"The media type {shown} is not supported, use application/json"
+        )
+
+
+def authorized(
+    rule: str,
+    *,
+    target: Callable[[falcon.Request], dict] | None = None,
+    denial: str = policy.DENIAL,
+) -> Step:
+    """403 unless the policy ``rule`` allows the caller (``denial`` is the refusal's text)."""
+
+    def step(call: Call) -> None:
+        context = call.req.env[auth.ENVIRON_KEY]
+        asked = target(call.req) if target is not None else None
+        policy.authorize(call.resource.deps.enforcer, context, rule, asked, denial)
+
+    return step
+
+
+def _json_body(schema: Versioned) -> Step:
+    """Parse the body as JSON (400 otherwise) and validate it (the 415 check is declared)."""
+
+    def step(call: Call) -> None:
+        data = read_json(call.req)
+        validate_body(data, schema.at(version(call.req)))
+        call.kwargs["data"] = data
+
+    return step
+
+
+def _query(schema: Versioned) -> Step:
+    """Validate the query string (the last value of each key)."""
+
+    def step(call: Call) -> None:
+        call.kwargs["params"] = validate_query(call.req, schema.at(version(call.req)))
+
+    return step
 
 
 # --- versions ---------------------------------------------------------------
@@ -58,30 +284,7 @@ def version(req: falcon.Request) -> microversion.Version:
     return req.context.microversion
 
 
-def require_version(req: falcon.Request, minimum: microversion.Version) -> None:
-    """Routes that do not exist before ``minimum`` answer 404 there."""
-    if version(req) < minimum:
-        raise errors.NotFound("")
-
-
-# --- content negotiation ------------------------------------------------------
-
-
-def check_accept(req: falcon.Request) -> None:
-    """406 unless the client accepts ``application/json``."""
-    if errors.accept_quality(req.env.get("HTTP_ACCEPT"), "application/json") <= 0:
-        raise errors.NotAcceptable("Only application/json is provided")
-
-
-def require_json_content(req: falcon.Request) -> None:
-    """415 unless the body is declared ``application/json``."""
-    content_type = req.env.get("CONTENT_TYPE") or ""
-    if content_type.split(";")[0].strip().lower() != "application/json":
-        shown = content_type or None
-        raise errors.UnsupportedMediaType(
-            f"The media type {shown} is not supported, use application/json"
-        )
-
+# --- bodies and query strings -------------------------------------------------
 
 _BODY_FORMATS = jsonschema.FormatChecker(formats=())
 _BODY_FORMATS.checks("uuid")(uuidutils.is_uuid_like)
@@ -111,14 +314,6 @@ def validate_body(data: Any, schema: dict) -> None:
     error = _schema_error(data, schema, _BODY_FORMATS)
     if error is not None:
         raise errors.BadRequest(f"JSON does not validate: {error}")
-
-
-def json_body(req: falcon.Request, schema: dict) -> Any:
-    """Content-Type check, parse, then validate against ``schema``."""
-    require_json_content(req)
-    data = read_json(req)
-    validate_body(data, schema)
-    return data
 
 
 def query_pairs(req: falcon.Request) -> list[tuple[str, str]]:

@@ -5,48 +5,54 @@ Policy ``placement:reshaper:reshape`` defaults to the service role only.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import falcon
 
-from placement import errors
+from placement import errors, policy
 from placement import microversion as mv
 from placement.handlers import base
 from placement.handlers.allocation import consumer_writes
-from placement.objects import allocation, reshaper
-from placement.objects import consumer as consumer_obj
-from placement.objects import inventory as inv_obj
-from placement.schemas.reshaper import reshaper_schema
+from placement.objects import exceptions, reshaper
+from placement.schemas import reshaper as schema
+
+_UPDATE_CONFLICT = "update conflict: {message}"
 
 
 class Reshaper(base.Resource):
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        base.require_version(req, mv.RESHAPER)
-        base.require_json_content(req)
-        self.authorize(req, "placement:reshaper:reshape")
+    ANSWERS: ClassVar[base.Answers] = {
+        exceptions.ResourceClassNotFound: base.Answer(
+            errors.BadRequest, "malformed reshaper data: {message}"
+        ),
+        exceptions.ProviderNotFound: base.Answer(
+            errors.BadRequest, code=errors.RESOURCE_PROVIDER_NOT_FOUND
+        ),
+        exceptions.InventoryInUse: base.Answer(
+            errors.Conflict, _UPDATE_CONFLICT, errors.INVENTORY_INUSE
+        ),
+        exceptions.InvalidAllocation: base.Answer(
+            errors.Conflict, "Unable to allocate inventory: {message}"
+        ),
+        exceptions.ConcurrentUpdate: base.Answer(
+            errors.Conflict, _UPDATE_CONFLICT, errors.CONCURRENT_UPDATE
+        ),
+    }
+
+    @base.responder(
+        policy.RESHAPER_RESHAPE, base.since(mv.RESHAPER), base.sends_json, body=schema.RESHAPE
+    )
+    def on_post(self, req: falcon.Request, resp: falcon.Response, data: dict) -> None:
         want = base.version(req)
-        data = base.json_body(req, reshaper_schema(want))
         inventories = {
             uuid: reshaper.InventoryChange(
                 body["resource_provider_generation"], body["inventories"]
             )
             for uuid, body in data["inventories"].items()
         }
-        try:
-            reshaper.reshape(
-                self.deps.engine,
-                inventories,
-                consumer_writes(self.deps.conf, data["allocations"], want),
-                attempts=self.deps.conf.placement.allocation_conflict_retry_count,
-            )
-        except allocation.UnknownResourceClass as exc:
-            raise errors.BadRequest(f"malformed reshaper data: {exc.message}") from None
-        except inv_obj.InventoryInUse as exc:
-            raise errors.Conflict(
-                f"update conflict: {exc.message}", code=errors.INVENTORY_INUSE
-            ) from None
-        except allocation.InvalidAllocation as exc:
-            raise errors.Conflict(f"Unable to allocate inventory: {exc.message}") from None
-        except consumer_obj.ConcurrentUpdate as exc:
-            raise errors.Conflict(
-                f"update conflict: {exc.message}", code=errors.CONCURRENT_UPDATE
-            ) from None
+        reshaper.reshape(
+            self.deps.engine,
+            inventories,
+            consumer_writes(self.deps.conf, data["allocations"], want),
+            attempts=self.deps.conf.placement.allocation_conflict_retry_count,
+        )
         base.send_empty(resp, 204)

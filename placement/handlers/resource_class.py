@@ -11,10 +11,11 @@ import json
 
 import falcon
 
-from placement import errors
+from placement import errors, policy
 from placement import microversion as mv
 from placement.handlers import base
 from placement.objects import resource_class as rc_obj
+from placement.schemas import Schema
 from placement.schemas import resource_class as schema
 
 
@@ -29,24 +30,23 @@ def _render(req: falcon.Request, rc: rc_obj.ResourceClass) -> dict:
     }
 
 
+#: Every route here arrived in 1.2: below, each is a 404.
+_SINCE = base.since(mv.RESOURCE_CLASSES)
+
+
 class ResourceClasses(base.Resource):
     """``/resource_classes``: list every class, create a custom one."""
 
+    @base.responder(policy.RC_LIST, _SINCE, base.accepts_json)
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        base.require_version(req, mv.RESOURCE_CLASSES)
-        base.check_accept(req)
-        self.authorize(req, "placement:resource_classes:list")
         classes = rc_obj.list_all(self.deps.engine)
         base.send_json(resp, {"resource_classes": [_render(req, rc) for rc in classes]})
         base.set_cache_headers(
             req, resp, base.latest([rc.last_modified for rc in classes]) or base.utcnow()
         )
 
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        base.require_version(req, mv.RESOURCE_CLASSES)
-        base.require_json_content(req)
-        self.authorize(req, "placement:resource_classes:create")
-        data = base.json_body(req, schema.NAME_BODY)
+    @base.responder(policy.RC_CREATE, _SINCE, base.sends_json, body=schema.NAME_BODY)
+    def on_post(self, req: falcon.Request, resp: falcon.Response, data: dict) -> None:
         rc = rc_obj.create(self.deps.engine, data["name"])
         resp.location = base.absolute_url(req, _path(rc.name))
         base.send_empty(resp, 201)
@@ -55,43 +55,38 @@ class ResourceClasses(base.Resource):
 class ResourceClass(base.Resource):
     """``/resource_classes/{name}``: show, rename or ensure, delete."""
 
+    @base.responder(policy.RC_SHOW, _SINCE, base.accepts_json)
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
-        base.require_version(req, mv.RESOURCE_CLASSES)
-        base.check_accept(req)
-        self.authorize(req, "placement:resource_classes:show")
         rc = rc_obj.get(self.deps.engine, name)
         base.send_json(resp, _render(req, rc))
         base.set_cache_headers(req, resp, rc.last_modified or base.utcnow())
 
     def on_put(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
-        base.require_version(req, mv.RESOURCE_CLASSES)
+        """Two operations under one route: each declares its own preamble."""
         if base.version(req) >= mv.RESOURCE_CLASS_PUT_CREATE:
-            self._ensure(req, resp, name)
+            self._ensure(req, resp, name=name)
         else:
-            self._rename(req, resp, name)
+            self._rename(req, resp, name=name)
 
-    def _rename(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
-        base.require_json_content(req)
-        self.authorize(req, "placement:resource_classes:update")
-        data = base.json_body(req, schema.NAME_BODY)
+    @base.responder(policy.RC_UPDATE, _SINCE, base.sends_json, body=schema.NAME_BODY)
+    def _rename(self, req: falcon.Request, resp: falcon.Response, name: str, data: dict) -> None:
         rc = rc_obj.rename(self.deps.engine, name, data["name"])
         base.send_json(resp, _render(req, rc))
 
+    @base.responder(policy.RC_UPDATE)
     def _ensure(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
-        self.authorize(req, "placement:resource_classes:update")
-        _validate_name_as_body(name)
+        _validate_name_as_body(name, schema.NAME_BODY.at(base.version(req)))
         created, rc = rc_obj.ensure(self.deps.engine, name)
         resp.location = base.absolute_url(req, _path(rc.name))
         base.send_empty(resp, 201 if created else 204)
 
+    @base.responder(policy.RC_DELETE, _SINCE)
     def on_delete(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
-        base.require_version(req, mv.RESOURCE_CLASSES)
-        self.authorize(req, "placement:resource_classes:delete")
         rc_obj.delete_custom(self.deps.engine, name)
         base.send_empty(resp, 204)
 
 
-def _validate_name_as_body(name: str) -> None:
+def _validate_name_as_body(name: str, body_schema: Schema) -> None:
     """Check a 1.7+ ``PUT`` path name as upstream does: pasted into a body.
 
     The name is put between the quotes of ``{"name": "…"}`` and that text is
@@ -102,4 +97,4 @@ def _validate_name_as_body(name: str) -> None:
         data = json.loads('{"name": "' + name + '"}')
     except ValueError as exc:
         raise errors.BadRequest(f"Malformed JSON: {exc}") from None
-    base.validate_body(data, schema.NAME_BODY)
+    base.validate_body(data, body_schema)

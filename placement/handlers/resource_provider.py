@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import uuid as uuidlib
+from typing import ClassVar
 
 import falcon
 
-from placement import errors
+from placement import errors, filters, policy
 from placement import microversion as mv
 from placement.handlers import base
-from placement.objects import filters
+from placement.objects import exceptions
 from placement.objects import resource_provider as rp_obj
+from placement.objects.resource_provider import Provider
 from placement.schemas import resource_provider as schema
 
 # Links beyond "self", each with the version that introduced it.
@@ -43,7 +45,22 @@ def load_provider(
     return provider
 
 
-def serialize(req: falcon.Request, provider: rp_obj.Provider) -> dict:
+def provider_lookup(*, explain: bool = False, separator: str = " : ") -> base.Step:
+    """The preamble step passing on the provider the path's ``uuid`` names as ``provider``."""
+
+    def step(call: base.Call) -> None:
+        call.kwargs["provider"] = load_provider(
+            call.resource, call.kwargs["uuid"], explain=explain, separator=separator
+        )
+
+    return step
+
+
+#: The provider, or 404 ``No resource provider with uuid <u> found``.
+PROVIDER = provider_lookup()
+
+
+def serialize(req: falcon.Request, provider: Provider) -> dict:
     """The provider as the API shows it at the request's microversion."""
     want = base.version(req)
     url = base.url_prefix(req) + provider_path(provider.uuid)
@@ -65,24 +82,21 @@ def serialize(req: falcon.Request, provider: rp_obj.Provider) -> dict:
 class ResourceProviders(base.Resource):
     """``/resource_providers``: list with filters, create."""
 
-    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        base.check_accept(req)
-        self.authorize(req, "placement:resource_providers:list")
+    #: The list's filters name unknown traits or classes: the query is wrong.
+    ANSWERS: ClassVar[base.Answers] = {exceptions.NameNotFound: base.Answer(errors.BadRequest)}
+
+    @base.responder(policy.RP_LIST, base.accepts_json, query=schema.LIST_QUERY)
+    def on_get(self, req: falcon.Request, resp: falcon.Response, params: dict[str, str]) -> None:
         want = base.version(req)
-        params = base.validate_query(req, _list_schema(want))
         providers = rp_obj.list_providers(self.deps.engine, _list_filters(req, params, want))
         base.send_json(resp, {"resource_providers": [serialize(req, p) for p in providers]})
         base.set_cache_headers(
             req, resp, base.latest([p.last_modified for p in providers]) or base.utcnow()
         )
 
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        base.require_json_content(req)
-        self.authorize(req, "placement:resource_providers:create")
+    @base.responder(policy.RP_CREATE, base.sends_json, body=schema.POST_PROVIDER)
+    def on_post(self, req: falcon.Request, resp: falcon.Response, data: dict) -> None:
         want = base.version(req)
-        data = base.json_body(
-            req, schema.POST_PROVIDER_1_14 if want >= mv.NESTED_PROVIDERS else schema.POST_PROVIDER
-        )
         # Any uuid-like form (no dashes, upper case, braces) is stored canonical.
         uuid = str(uuidlib.UUID(data["uuid"])) if data.get("uuid") else str(uuidlib.uuid4())
         provider = rp_obj.create_provider(
@@ -97,18 +111,6 @@ class ResourceProviders(base.Resource):
             base.set_cache_headers(req, resp, provider.last_modified)
         else:
             base.send_empty(resp, 201)
-
-
-def _list_schema(want: mv.Version) -> dict:
-    for since, query_schema in (
-        (mv.PROVIDER_REQUIRED, schema.LIST_QUERY_1_18),
-        (mv.NESTED_PROVIDERS, schema.LIST_QUERY_1_14),
-        (mv.PROVIDER_RESOURCES, schema.LIST_QUERY_1_4),
-        (mv.PROVIDER_MEMBER_OF, schema.LIST_QUERY_1_3),
-    ):
-        if want >= since:
-            return query_schema
-    return schema.LIST_QUERY
 
 
 def _list_filters(
@@ -139,20 +141,18 @@ def _list_filters(
 class ResourceProvider(base.Resource):
     """``/resource_providers/{uuid}``: show, update, delete."""
 
-    def on_get(self, req: falcon.Request, resp: falcon.Response, uuid: str) -> None:
-        base.check_accept(req)
-        self.authorize(req, "placement:resource_providers:show")
-        provider = load_provider(self, uuid)
+    @base.responder(policy.RP_SHOW, base.accepts_json, lookup=PROVIDER)
+    def on_get(
+        self, req: falcon.Request, resp: falcon.Response, uuid: str, provider: Provider
+    ) -> None:
         base.send_json(resp, serialize(req, provider))
         base.set_cache_headers(req, resp, provider.last_modified)
 
-    def on_put(self, req: falcon.Request, resp: falcon.Response, uuid: str) -> None:
-        base.require_json_content(req)
-        self.authorize(req, "placement:resource_providers:update")
+    @base.responder(policy.RP_UPDATE, base.sends_json, lookup=PROVIDER, body=schema.PUT_PROVIDER)
+    def on_put(
+        self, req: falcon.Request, resp: falcon.Response, uuid: str, provider: Provider, data: dict
+    ) -> None:
         want = base.version(req)
-        provider = load_provider(self, uuid)
-        nested = want >= mv.NESTED_PROVIDERS
-        data = base.json_body(req, schema.PUT_PROVIDER_1_14 if nested else schema.PUT_PROVIDER)
         updated = rp_obj.update_provider(
             self.deps.engine,
             provider,
@@ -164,7 +164,7 @@ class ResourceProvider(base.Resource):
         # Upstream reports the update time read before this write.
         base.set_cache_headers(req, resp, provider.updated_at)
 
+    @base.responder(policy.RP_DELETE)
     def on_delete(self, req: falcon.Request, resp: falcon.Response, uuid: str) -> None:
-        self.authorize(req, "placement:resource_providers:delete")
         rp_obj.delete_provider(self.deps.engine, uuid)
         base.send_empty(resp, 204)

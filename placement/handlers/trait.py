@@ -7,9 +7,10 @@ import datetime
 import falcon
 import jsonschema
 
-from placement import errors
+from placement import errors, policy
 from placement import microversion as mv
 from placement.handlers import base
+from placement.objects import exceptions
 from placement.objects import trait as trait_obj
 from placement.schemas import trait as schema
 
@@ -18,15 +19,22 @@ _INVALID_NAME = (
     'with the prefix "CUSTOM_" and use following characters: "A"-"Z", "0"-"9" and "_"'
 )
 
+#: A provider's traits: shown (``uuid`` the path's), and set (unknown names are the body's).
+_SHOW: base.Answers = {
+    exceptions.ProviderNotFound: base.Answer(
+        errors.NotFound, "No resource provider with uuid {uuid} found: {message}"
+    ),
+}
+_SET: base.Answers = {exceptions.TraitNotFound: base.Answer(errors.BadRequest)}
+
 
 def _last_modified(traits: list[trait_obj.Trait]) -> datetime.datetime:
     """The newest trait's time, or now when there is none."""
     return base.latest([trait.last_modified for trait in traits]) or base.utcnow()
 
 
-def _list_filters(req: falcon.Request) -> dict:
+def _list_filters(params: dict[str, str]) -> dict:
     """``list_traits`` keywords from ``?name=in:…|startswith:…&associated=…``."""
-    params = base.validate_query(req, schema.LIST_QUERY)
     filters: dict = {}
     if "name" in params:
         op, sep, value = params["name"].partition(":")
@@ -50,14 +58,16 @@ def _list_filters(req: falcon.Request) -> dict:
     return filters
 
 
+#: Every route here arrived in 1.6: below, each is a 404.
+_SINCE = base.since(mv.TRAITS)
+
+
 class Traits(base.Resource):
     """``GET /traits``: trait names, optionally filtered."""
 
-    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        base.require_version(req, mv.TRAITS)
-        base.check_accept(req)
-        self.authorize(req, "placement:traits:list")
-        traits = trait_obj.list_traits(self.deps.engine, **_list_filters(req))
+    @base.responder(policy.TRAITS_LIST, _SINCE, base.accepts_json, query=schema.LIST_QUERY)
+    def on_get(self, req: falcon.Request, resp: falcon.Response, params: dict[str, str]) -> None:
+        traits = trait_obj.list_traits(self.deps.engine, **_list_filters(params))
         base.send_json(resp, {"traits": [trait.name for trait in traits]})
         base.set_cache_headers(req, resp, _last_modified(traits))
 
@@ -65,16 +75,14 @@ class Traits(base.Resource):
 class Trait(base.Resource):
     """``/traits/{name}``: check existence, create a custom trait, delete it."""
 
+    @base.responder(policy.TRAITS_SHOW, _SINCE)
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
-        base.require_version(req, mv.TRAITS)
-        self.authorize(req, "placement:traits:show")
         trait = trait_obj.get(self.deps.engine, name)
         base.send_empty(resp, 204)
         base.set_cache_headers(req, resp, trait.created_at)
 
+    @base.responder(policy.TRAITS_UPDATE, _SINCE)
     def on_put(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
-        base.require_version(req, mv.TRAITS)
-        self.authorize(req, "placement:traits:update")
         try:
             jsonschema.validate(name, schema.CUSTOM_NAME)
         except jsonschema.ValidationError:
@@ -84,9 +92,8 @@ class Trait(base.Resource):
         base.send_empty(resp, 201 if created else 204)
         base.set_cache_headers(req, resp, trait.created_at)
 
+    @base.responder(policy.TRAITS_DELETE, _SINCE)
     def on_delete(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
-        base.require_version(req, mv.TRAITS)
-        self.authorize(req, "placement:traits:delete")
         trait_obj.delete_custom(self.deps.engine, name)
         base.send_empty(resp, 204)
 
@@ -94,31 +101,24 @@ class Trait(base.Resource):
 class ProviderTraits(base.Resource):
     """``/resource_providers/{uuid}/traits``: a provider's set of traits."""
 
+    @base.responder(policy.RP_TRAITS_LIST, _SINCE, base.accepts_json)
     def on_get(self, req: falcon.Request, resp: falcon.Response, uuid: str) -> None:
-        base.require_version(req, mv.TRAITS)
-        base.check_accept(req)
-        self.authorize(req, "placement:resource_providers:traits:list")
-        try:
+        with base.answering(_SHOW, uuid=uuid):
             found = trait_obj.provider_traits(self.deps.engine, uuid)
-        except errors.NotFound as exc:
-            raise errors.NotFound(
-                f"No resource provider with uuid {uuid} found: {exc.message}"
-            ) from None
         self._send(req, resp, found)
 
-    def on_put(self, req: falcon.Request, resp: falcon.Response, uuid: str) -> None:
-        base.require_version(req, mv.TRAITS)
-        base.require_json_content(req)
-        self.authorize(req, "placement:resource_providers:traits:update")
-        data = base.json_body(req, schema.SET_PROVIDER_TRAITS)
-        found = trait_obj.set_provider_traits(
-            self.deps.engine, uuid, data["resource_provider_generation"], data["traits"]
-        )
+    @base.responder(
+        policy.RP_TRAITS_UPDATE, _SINCE, base.sends_json, body=schema.SET_PROVIDER_TRAITS
+    )
+    def on_put(self, req: falcon.Request, resp: falcon.Response, uuid: str, data: dict) -> None:
+        with base.answering(_SET):
+            found = trait_obj.set_provider_traits(
+                self.deps.engine, uuid, data["resource_provider_generation"], data["traits"]
+            )
         self._send(req, resp, found)
 
+    @base.responder(policy.RP_TRAITS_DELETE, _SINCE)
     def on_delete(self, req: falcon.Request, resp: falcon.Response, uuid: str) -> None:
-        base.require_version(req, mv.TRAITS)
-        self.authorize(req, "placement:resource_providers:traits:delete")
         trait_obj.clear_provider_traits(self.deps.engine, uuid)
         base.send_empty(resp, 204)
 

@@ -5,19 +5,23 @@ from __future__ import annotations
 import falcon
 
 from placement import microversion as mv
+from placement import policy
 from placement.handlers import base
-from placement.handlers.resource_provider import load_provider
+from placement.handlers.resource_provider import provider_lookup
 from placement.objects import usage as usage_obj
+from placement.objects.resource_provider import Provider
 from placement.schemas import usage as schema
 
 
 class ProviderUsages(base.Resource):
     """``/resource_providers/{uuid}/usages``."""
 
-    def on_get(self, req: falcon.Request, resp: falcon.Response, uuid: str) -> None:
-        base.check_accept(req)
-        self.authorize(req, "placement:resource_providers:usages")
-        provider = load_provider(self, uuid, explain=True, separator=": ")
+    @base.responder(
+        policy.RP_USAGES, base.accepts_json, lookup=provider_lookup(explain=True, separator=": ")
+    )
+    def on_get(
+        self, req: falcon.Request, resp: falcon.Response, uuid: str, provider: Provider
+    ) -> None:
         base.send_json(
             resp,
             {
@@ -28,20 +32,23 @@ class ProviderUsages(base.Resource):
         base.set_cache_headers(req, resp, base.utcnow())
 
 
+def _asked_project(req: falcon.Request) -> dict:
+    """The policy target: the project asked about, before the query is validated."""
+    return {"project_id": base.query_dict(req).get("project_id")}
+
+
 class Usages(base.Resource):
     """``/usages?project_id=&user_id=&consumer_type=``."""
 
-    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        base.require_version(req, mv.USAGES)
-        base.check_accept(req)
-        # The policy target is the project asked about, before validation.
-        self.authorize(
-            req, "placement:usages", {"project_id": base.query_dict(req).get("project_id")}
-        )
+    @base.responder(
+        policy.USAGES,
+        base.since(mv.USAGES),
+        base.accepts_json,
+        target=_asked_project,
+        query=schema.USAGES_QUERY,
+    )
+    def on_get(self, req: falcon.Request, resp: falcon.Response, params: dict[str, str]) -> None:
         by_type = base.version(req) >= mv.CONSUMER_TYPES
-        params = base.validate_query(
-            req, schema.USAGES_QUERY_1_38 if by_type else schema.USAGES_QUERY
-        )
         usages: dict[str, dict[str, int]] | dict[str, int]
         if by_type:
             usages = usage_obj.project_usages_by_type(

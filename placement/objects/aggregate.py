@@ -13,8 +13,9 @@ import sqlalchemy
 from sqlalchemy import delete, insert, select
 from sqlalchemy.engine import Connection, Engine
 
-from placement import db, errors
+from placement import db
 from placement.db import tables
+from placement.objects import exceptions
 from placement.objects import resource_provider as rp_obj
 
 _AGG = tables.placement_aggregates
@@ -45,9 +46,9 @@ def set_aggregates(
 
     With ``increment_generation`` (microversion 1.19 on) the generation read
     in ``provider`` is compare-and-swapped first, whether or not the set
-    changes (:class:`~placement.objects.resource_provider.GenerationConflict`
-    when it moved). Without it, a concurrent writer of the same set shows up
-    as a 409 without a specific code.
+    changes (:class:`~placement.objects.exceptions.ConcurrentUpdate` when it
+    moved). Without it, a concurrent writer of the same set shows up as a
+    plain :class:`~placement.objects.exceptions.Conflict`.
     """
     ids = _ensure_aggregates(engine, uuids)
 
@@ -81,7 +82,7 @@ def set_aggregates(
     try:
         return db.run_in_transaction(engine, run, write=True)
     except sqlalchemy.exc.IntegrityError as exc:
-        raise errors.Conflict(f"Update conflict: {exc.orig}") from None
+        raise exceptions.Conflict(f"Update conflict: {exc.orig}") from None
 
 
 def _ensure_aggregates(engine: Engine, uuids: Sequence[str]) -> dict[str, int]:
@@ -108,6 +109,4 @@ def _ensure_aggregates(engine: Engine, uuids: Sequence[str]) -> dict[str, int]:
                 conn.execute(insert(_AGG), [{"uuid": uuid} for uuid in missing])
         except sqlalchemy.exc.IntegrityError:
             continue
-    raise errors.Conflict(
-        "Update conflict: aggregates kept being created concurrently", code=errors.CONCURRENT_UPDATE
-    )
+    raise exceptions.ConcurrentUpdate(None, "aggregates kept being created concurrently")

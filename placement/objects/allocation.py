@@ -35,10 +35,10 @@ import sqlalchemy
 from sqlalchemy import case, delete, func, insert, select
 from sqlalchemy.engine import Connection, Engine
 
-from placement import db, errors
+from placement import db
 from placement.db import tables
+from placement.objects import conditions, exceptions, resource_class
 from placement.objects import consumer as consumer_obj
-from placement.objects import resource_class
 from placement.objects import resource_provider as rp_obj
 
 LOG = logging.getLogger(__name__)
@@ -50,14 +50,6 @@ _RP = tables.resource_providers
 
 #: ``ConsumerWrite.generation`` for writes below microversion 1.28 (no check).
 UNCHECKED = object()
-
-
-class UnknownResourceClass(errors.BadRequest):
-    """A class named in allocations does not exist; handlers add their prefix."""
-
-
-class InvalidAllocation(errors.Conflict):
-    """No inventory, constraint or capacity failure; handlers add their prefix."""
 
 
 class _ConsumerCreateRace(Exception):
@@ -143,35 +135,57 @@ class ProviderAllocations:
     last_modified: datetime.datetime | None
 
 
-def get_for_consumer(engine: Engine, consumer_uuid: str) -> ConsumerAllocations | None:
-    """What ``consumer_uuid`` holds, or None when it holds nothing."""
+def consumer_rows(
+    conn: Connection, consumer_uuid: str, *, with_roots: bool = False
+) -> list[sqlalchemy.Row]:
+    """What ``consumer_uuid`` holds, a row per allocation in the order written.
+
+    Each row: the provider's ``uuid`` and ``generation``, ``class_name``,
+    ``used``, ``created_at``; the consumer's ``consumer_generation``,
+    ``project_id`` and ``user_id`` (internal ids), ``project`` and ``user``
+    (external ids) and ``consumer_type`` (None when unset); with
+    ``with_roots``, the ``root_uuid`` of the provider's tree too.
+    """
     rp, c, rc = tables.resource_providers, tables.consumers, tables.resource_classes
     p, u, ct = tables.projects, tables.users, tables.consumer_types
+    columns = [
+        rp.c.uuid,
+        rp.c.generation,
+        rc.c.name.label("class_name"),
+        _ALLOC.c.used,
+        _ALLOC.c.created_at,
+        c.c.generation.label("consumer_generation"),
+        c.c.project_id,
+        c.c.user_id,
+        p.c.external_id.label("project"),
+        u.c.external_id.label("user"),
+        ct.c.name.label("consumer_type"),
+    ]
+    source = (
+        _ALLOC.join(rp, rp.c.id == _ALLOC.c.resource_provider_id)
+        .join(c, c.c.uuid == _ALLOC.c.consumer_id)
+        .join(p, p.c.id == c.c.project_id)
+        .join(u, u.c.id == c.c.user_id)
+        .join(rc, rc.c.id == _ALLOC.c.resource_class_id)
+        .outerjoin(ct, ct.c.id == c.c.consumer_type_id)
+    )
+    if with_roots:
+        root = rp.alias("root")
+        columns.append(root.c.uuid.label("root_uuid"))
+        source = source.join(root, root.c.id == func.coalesce(rp.c.root_provider_id, rp.c.id))
     query = (
-        select(
-            rp.c.uuid,
-            rp.c.generation,
-            rc.c.name.label("class_name"),
-            _ALLOC.c.used,
-            _ALLOC.c.created_at,
-            c.c.generation.label("consumer_generation"),
-            p.c.external_id.label("project"),
-            u.c.external_id.label("user"),
-            ct.c.name.label("consumer_type"),
-        )
-        .select_from(
-            _ALLOC.join(rp, rp.c.id == _ALLOC.c.resource_provider_id)
-            .join(c, c.c.uuid == _ALLOC.c.consumer_id)
-            .join(p, p.c.id == c.c.project_id)
-            .join(u, u.c.id == c.c.user_id)
-            .join(rc, rc.c.id == _ALLOC.c.resource_class_id)
-            .outerjoin(ct, ct.c.id == c.c.consumer_type_id)
-        )
+        select(*columns)
+        .select_from(source)
         .where(_ALLOC.c.consumer_id == consumer_uuid)
         .order_by(_ALLOC.c.id)
     )
+    return list(conn.execute(query).all())
+
+
+def get_for_consumer(engine: Engine, consumer_uuid: str) -> ConsumerAllocations | None:
+    """What ``consumer_uuid`` holds, or None when it holds nothing."""
     with db.reader(engine) as conn:
-        rows = conn.execute(query).all()
+        rows = consumer_rows(conn, consumer_uuid)
     if not rows:
         return None
     providers: dict[str, ProviderShare] = {}
@@ -233,7 +247,7 @@ def delete_for_consumer(engine: Engine, consumer_uuid: str) -> None:
     """Remove everything ``consumer_uuid`` holds and the consumer itself.
 
     No generation is checked and no provider generation changes (as
-    upstream). 404 when the consumer holds nothing.
+    upstream). :class:`NoAllocations` when the consumer holds nothing.
     """
     c = tables.consumers
 
@@ -245,7 +259,7 @@ def delete_for_consumer(engine: Engine, consumer_uuid: str) -> None:
             .limit(1)
         ).first()
         if held is None:
-            raise errors.NotFound(f"No allocations for consumer '{consumer_uuid}'")
+            raise exceptions.NoAllocations(consumer_uuid)
         conn.execute(delete(_ALLOC).where(_ALLOC.c.consumer_id == consumer_uuid))
         consumer_obj.delete_if_unused(conn, [consumer_uuid])
 
@@ -279,21 +293,26 @@ def retry_on_conflict(engine: Engine, attempt: Callable[[Connection], T], *, att
     """Run ``attempt`` in a fresh writer transaction until no provider moved.
 
     A lost provider compare-and-swap (or a consumer created concurrently)
-    rolls the attempt back; after ``attempts`` tries: 409 concurrent_update.
+    rolls the attempt back; after ``attempts`` tries: :class:`ConcurrentUpdate`.
+    A consumer's lost compare-and-swap is the client's business: not retried.
     """
     for number in range(1, attempts + 1):
         try:
             return db.run_in_transaction(engine, attempt, write=True)
-        except (rp_obj.GenerationConflict, _ConsumerCreateRace):
-            LOG.debug("Allocation write lost a race (attempt %d of %d), retrying", number, attempts)
+        except exceptions.ConcurrentUpdate as exc:
+            if exc.generation_of != "provider":
+                raise
+        except _ConsumerCreateRace:
+            pass
+        LOG.debug("Allocation write lost a race (attempt %d of %d), retrying", number, attempts)
     LOG.warning("Exceeded retry limit of %d on allocations write", attempts)
-    raise consumer_obj.ConcurrentUpdate(rp_obj.CONCURRENT_UPDATE_MESSAGE)
+    raise exceptions.ConcurrentUpdate(None)
 
 
 def write(conn: Connection, writes: list[ConsumerWrite], owners: dict[str, Owner]) -> None:
     """One attempt of :func:`replace` inside the caller's transaction.
 
-    Raises :class:`rp_obj.GenerationConflict` when a provider changed since
+    Raises :class:`ConcurrentUpdate` when a provider changed since
     this attempt read it: the caller must roll back and try again.
     """
     consumers = prepare_consumers(conn, writes, owners)
@@ -398,10 +417,9 @@ def prepare_consumers(
     return consumers
 
 
-def consumer_generation_conflict(expected: object, given: object) -> errors.Conflict:
-    return errors.Conflict(
-        f"consumer generation conflict - expected {expected} but got {given}",
-        code=errors.CONCURRENT_UPDATE,
+def consumer_generation_conflict(expected: object, given: object) -> exceptions.StaleGeneration:
+    return exceptions.StaleGeneration(
+        f"consumer generation conflict - expected {expected} but got {given}"
     )
 
 
@@ -432,15 +450,13 @@ def lock_providers(conn: Connection, which: sqlalchemy.ColumnElement[bool]) -> l
 
 
 def named_providers(conn: Connection, writes: list[ConsumerWrite]) -> dict[str, LockedProvider]:
-    """The providers the writes allocate on, locked; 400 for the first that is missing."""
+    """The providers the writes allocate on, locked; the first missing one is refused."""
     wanted = list(dict.fromkeys(u for w in writes for u in w.allocations))
     # Exact matches only (MySQL's collation would let an upper-case uuid in).
     found = {p.uuid: p for p in lock_providers(conn, _RP.c.uuid.in_(wanted)) if p.uuid in wanted}
     for uuid in wanted:
         if uuid not in found:
-            raise errors.BadRequest(
-                f"Allocation for resource provider '{uuid}' that does not exist."
-            )
+            raise exceptions.UnknownAllocationProvider(uuid)
     return found
 
 
@@ -484,13 +500,13 @@ def _items(
 
 
 def resource_class_ids(conn: Connection, names: list[str]) -> dict[str, int]:
-    """Class ids by name; :class:`UnknownResourceClass` for the first unknown."""
+    """Class ids by name; :class:`ResourceClassNotFound` for the first unknown."""
     try:
         return resource_class.resource_class_ids(conn, names)
-    except errors.NotFound:
+    except exceptions.ResourceClassNotFound:
         # Upstream names only the first unknown class, in request order.
         for name in names:
-            resource_class.resource_class_id(conn, name, error=UnknownResourceClass)
+            resource_class.resource_class_id(conn, name)
         raise
 
 
@@ -511,7 +527,7 @@ def _check(conn: Connection, items: list[_Item], consumers: set[str]) -> None:
     )
     if missing:
         classes = ", ".join(class_names[c] for c in class_ids)
-        raise InvalidAllocation(
+        raise exceptions.InvalidAllocation(
             f"Inventory for '{classes}' on resource provider '{', '.join(missing)}' invalid."
         )
 
@@ -523,15 +539,17 @@ def _check(conn: Connection, items: list[_Item], consumers: set[str]) -> None:
             continue
         inv = inventory.get(key)
         if inv is None:
-            raise InvalidAllocation(
+            raise exceptions.InvalidAllocation(
                 f"Inventory for '{item.class_name}' on resource provider "
                 f"'{item.provider_uuid}' invalid."
             )
         if item.amount < inv.min_unit or item.amount > inv.max_unit or item.amount % inv.step_size:
-            raise InvalidAllocation(_refusal(item, "would violate inventory constraints"))
+            raise exceptions.InvalidAllocation(
+                _refusal(item, "would violate inventory constraints")
+            )
         before, ours = usage.get(key, (None, 0))
         used = (before or 0) - ours
-        capacity = (inv.total - inv.reserved) * inv.allocation_ratio
+        capacity = conditions.capacity(inv.total, inv.reserved, inv.allocation_ratio)
         if capacity < used + item.amount or capacity < used + requested[key]:
             # Over capacity is fine only if it is no worse than before.
             if before is None or used + requested[key] > before:
@@ -544,7 +562,7 @@ def _check(conn: Connection, items: list[_Item], consumers: set[str]) -> None:
                     used,
                     capacity,
                 )
-                raise InvalidAllocation(_refusal(item, "would exceed the capacity"))
+                raise exceptions.InvalidAllocation(_refusal(item, "would exceed the capacity"))
 
 
 def _refusal(item: _Item, reason: str) -> str:

@@ -21,25 +21,15 @@ import sqlalchemy
 from sqlalchemy import Table, bindparam, delete, exists, insert, select, update
 from sqlalchemy.engine import Connection, Engine
 
-from placement import errors
 from placement.db import tables
 from placement.db.inserted import inserted_id
 from placement.db.transaction import reader, writer
+from placement.objects import exceptions
 
 _CONSUMERS = tables.consumers
 
-#: Upstream's text when a consumer changed between our read and our write.
-CONCURRENT_UPDATE_MESSAGE = "Another thread concurrently updated the data. Please retry your update"
-
 #: Name shown for consumers without a recorded type (microversion 1.38).
 UNKNOWN_TYPE = "unknown"
-
-
-class ConcurrentUpdate(errors.Conflict):
-    """A consumer (or provider) changed under a write; handlers add a prefix."""
-
-    def __init__(self, message: str = CONCURRENT_UPDATE_MESSAGE) -> None:
-        super().__init__(message, code=errors.CONCURRENT_UPDATE)
 
 
 @dataclass(frozen=True)
@@ -195,14 +185,14 @@ def set_owner(
 
 
 def claim(conn: Connection, consumer: Consumer) -> None:
-    """Compare-and-swap the consumer's generation to +1, or 409 concurrent_update."""
+    """Compare-and-swap the consumer's generation to +1, or :class:`ConcurrentUpdate`."""
     result = conn.execute(
         update(_CONSUMERS)
         .where(_CONSUMERS.c.id == consumer.id, _CONSUMERS.c.generation == consumer.generation)
         .values(generation=consumer.generation + 1)
     )
     if result.rowcount != 1:
-        raise ConcurrentUpdate()
+        raise exceptions.ConcurrentUpdate("consumer")
 
 
 def delete_if_unused(conn: Connection, uuids: Iterable[str]) -> None:

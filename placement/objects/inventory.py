@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import datetime
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,9 +25,9 @@ import sqlalchemy
 from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.engine import Connection, Engine
 
-from placement import db, errors
+from placement import db
 from placement.db import tables
-from placement.objects import resource_class
+from placement.objects import conditions, exceptions, resource_class
 from placement.objects import resource_provider as rp_obj
 
 LOG = logging.getLogger(__name__)
@@ -44,24 +44,6 @@ DEFAULTS: dict[str, Any] = {
 
 _INV = tables.inventories
 _RC = tables.resource_classes
-
-
-class InventoryInUse(errors.Conflict):
-    """Removing inventory that allocations still use."""
-
-    def __init__(self, classes: Iterable[str], provider_uuid: str) -> None:
-        super().__init__(
-            f"Inventory for '{', '.join(classes)}' on resource provider '{provider_uuid}' in use.",
-            code=errors.INVENTORY_INUSE,
-        )
-
-
-class InvalidCapacity(errors.BadRequest):
-    """Reserved leaves no (or negative) capacity; handlers add their prefix."""
-
-
-class NoInventoryOfClass(errors.NotFound):
-    """The provider has no inventory of a class that exists."""
 
 
 @dataclass(frozen=True)
@@ -95,22 +77,20 @@ def with_defaults(record: Mapping[str, Any]) -> dict[str, Any]:
     return {field: record.get(field, DEFAULTS.get(field)) for field in FIELDS}
 
 
-def capacity(record: Mapping[str, Any]) -> int:
-    return int((record["total"] - record["reserved"]) * record["allocation_ratio"])
+def _capacity(record: Mapping[str, Any]) -> int:
+    """The record's capacity in whole units."""
+    return int(conditions.capacity(record["total"], record["reserved"], record["allocation_ratio"]))
 
 
 def validate_capacity(
     provider_uuid: str, records: Mapping[str, Mapping[str, Any]], *, reserved_may_equal_total: bool
 ) -> None:
-    """400 unless each record leaves capacity: ``> 0``, or ``>= 0`` from 1.26."""
+    """:class:`InvalidCapacity` unless each record leaves capacity (``> 0``, ``>= 0`` from 1.26)."""
     for rc, record in records.items():
-        cap = capacity(with_defaults(record))
+        cap = _capacity(with_defaults(record))
         if cap < 0 or (cap == 0 and not reserved_may_equal_total):
             relation = "greater than" if reserved_may_equal_total else "greater than or equal to"
-            raise InvalidCapacity(
-                f"Invalid inventory for '{rc}' on resource provider "
-                f"'{provider_uuid}'. The reserved value is {relation} total."
-            )
+            raise exceptions.InvalidCapacity(rc, provider_uuid, relation)
 
 
 # --- reads ---------------------------------------------------------------------
@@ -154,14 +134,14 @@ def replace_inventories(
     generation the caller expects; it is bumped by one (always, even when
     nothing changes) and the new value returned. Missing record fields get
     :data:`DEFAULTS`. Raises, in this order: :class:`InvalidCapacity` (only
-    with ``check_capacity``; the reshaper skips it), 400 for an unknown class
-    (``No such resource class X.``), :class:`GenerationConflict`,
+    with ``check_capacity``; the reshaper skips it), :class:`ResourceClassNotFound`
+    (``No such resource class X.``), :class:`ConcurrentUpdate`,
     :class:`InventoryInUse` when a removed class has allocations. Shrinking
     below current usage is allowed (logged).
     """
     if check_capacity:
         validate_capacity(provider.uuid, records, reserved_may_equal_total=reserved_may_equal_total)
-    class_ids = resource_class.resource_class_ids(conn, records, error=errors.BadRequest)
+    class_ids = resource_class.resource_class_ids(conn, records)
     generation = rp_obj.increment_generation(conn, provider.id, provider.generation)
     existing = dict(
         conn.execute(
@@ -216,7 +196,7 @@ def delete_all(engine: Engine, provider: rp_obj.Provider) -> int:
 
 
 def _delete_unused(conn: Connection, provider: rp_obj.Provider, class_ids: set[int]) -> None:
-    """Delete these classes' rows, refusing (409 inventory.inuse) if allocated."""
+    """Delete these classes' rows, refusing (:class:`InventoryInUse`) if allocated."""
     if not class_ids:
         return
     alloc = tables.allocations
@@ -237,7 +217,7 @@ def _delete_unused(conn: Connection, provider: rp_obj.Provider, class_ids: set[i
         .all()
     )
     if in_use:
-        raise InventoryInUse(in_use, provider.uuid)
+        raise exceptions.InventoryInUse(tuple(in_use), provider.uuid)
     conn.execute(
         delete(_INV).where(
             _INV.c.resource_provider_id == provider.id, _INV.c.resource_class_id.in_(class_ids)
@@ -262,7 +242,7 @@ def _warn_over_capacity(
         ).all()
     )
     for class_id, used in usage.items():
-        if used > capacity(records[class_id]):
+        if used > _capacity(records[class_id]):
             LOG.warning(
                 "Resource provider %s is now over-capacity for resource class id %s",
                 provider.uuid,
@@ -271,6 +251,30 @@ def _warn_over_capacity(
 
 
 # --- one class at a time -----------------------------------------------------------
+
+
+def _write_one_class(
+    engine: Engine,
+    provider: rp_obj.Provider,
+    rc: str,
+    record: Mapping[str, Any],
+    reserved_may_equal_total: bool,
+    write: Callable[[Connection, int, dict[str, Any]], None],
+) -> int:
+    """Check ``record``'s capacity, then in one transaction resolve ``rc``,
+    claim the provider's generation and ``write`` (connection, class id,
+    record with defaults); returns the new generation."""
+    validate_capacity(
+        provider.uuid, {rc: record}, reserved_may_equal_total=reserved_may_equal_total
+    )
+
+    def run(conn: Connection) -> int:
+        class_id = resource_class.resource_class_id(conn, rc)
+        generation = rp_obj.increment_generation(conn, provider.id, provider.generation)
+        write(conn, class_id, with_defaults(record))
+        return generation
+
+    return db.run_in_transaction(engine, run, write=True)
 
 
 def add_inventory(
@@ -283,43 +287,27 @@ def add_inventory(
 ) -> int:
     """Add inventory of a class the provider has none of; returns the new generation.
 
-    Raises :class:`InvalidCapacity`, 400 for an unknown class,
-    :class:`GenerationConflict` and 409 ``concurrent_update`` when the
-    class already has inventory.
+    Raises :class:`InvalidCapacity`, :class:`ResourceClassNotFound`,
+    :class:`ConcurrentUpdate` and :class:`InventoryExists`.
     """
-    validate_capacity(
-        provider.uuid, {rc: record}, reserved_may_equal_total=reserved_may_equal_total
-    )
 
-    def run(conn: Connection) -> int:
-        class_id = resource_class.resource_class_id(conn, rc, error=errors.BadRequest)
-        generation = rp_obj.increment_generation(conn, provider.id, provider.generation)
+    def insert_new(conn: Connection, class_id: int, full: dict[str, Any]) -> None:
         if conn.execute(
             select(_INV.c.id).where(
                 _INV.c.resource_provider_id == provider.id, _INV.c.resource_class_id == class_id
             )
         ).first():
-            raise _already_there(provider, rc)
+            raise exceptions.InventoryExists(rc, provider.uuid)
         conn.execute(
             insert(_INV).values(
-                resource_provider_id=provider.id,
-                resource_class_id=class_id,
-                **with_defaults(record),
+                resource_provider_id=provider.id, resource_class_id=class_id, **full
             )
         )
-        return generation
 
     try:
-        return db.run_in_transaction(engine, run, write=True)
+        return _write_one_class(engine, provider, rc, record, reserved_may_equal_total, insert_new)
     except sqlalchemy.exc.IntegrityError:
-        raise _already_there(provider, rc) from None
-
-
-def _already_there(provider: rp_obj.Provider, rc: str) -> errors.Conflict:
-    return errors.Conflict(
-        f"Inventory of class {rc} already exists on resource provider {provider.uuid}.",
-        code=errors.CONCURRENT_UPDATE,
-    )
+        raise exceptions.InventoryExists(rc, provider.uuid) from None
 
 
 def update_inventory(
@@ -332,34 +320,30 @@ def update_inventory(
 ) -> int:
     """Replace the record of one class the provider already has; new generation.
 
-    Raises :class:`InvalidCapacity`, 404 ``No such resource class X.``,
-    :class:`GenerationConflict`, :class:`NoInventoryOfClass`.
+    Raises :class:`InvalidCapacity`, :class:`ResourceClassNotFound`,
+    :class:`ConcurrentUpdate`, :class:`NoInventoryOfClass`.
     """
-    validate_capacity(
-        provider.uuid, {rc: record}, reserved_may_equal_total=reserved_may_equal_total
-    )
 
-    def run(conn: Connection) -> int:
-        class_id = resource_class.resource_class_id(conn, rc)
-        generation = rp_obj.increment_generation(conn, provider.id, provider.generation)
+    def replace_existing(conn: Connection, class_id: int, full: dict[str, Any]) -> None:
         result = conn.execute(
             update(_INV)
             .where(_INV.c.resource_provider_id == provider.id, _INV.c.resource_class_id == class_id)
-            .values(**with_defaults(record))
+            .values(**full)
         )
         if result.rowcount != 1:
-            raise NoInventoryOfClass(f"No inventory of class {rc} found.")
-        _warn_over_capacity(conn, provider, {class_id: with_defaults(record)})
-        return generation
+            raise exceptions.NoInventoryOfClass(f"No inventory of class {rc} found.", rc)
+        _warn_over_capacity(conn, provider, {class_id: full})
 
-    return db.run_in_transaction(engine, run, write=True)
+    return _write_one_class(
+        engine, provider, rc, record, reserved_may_equal_total, replace_existing
+    )
 
 
 def delete_inventory(engine: Engine, provider: rp_obj.Provider, rc: str) -> int:
     """Remove one class's inventory; returns the new generation.
 
-    Raises 404 ``No such resource class X.`` / :class:`NoInventoryOfClass`,
-    :class:`GenerationConflict`, :class:`InventoryInUse`.
+    Raises :class:`ResourceClassNotFound` / :class:`NoInventoryOfClass`,
+    :class:`ConcurrentUpdate`, :class:`InventoryInUse`.
     """
 
     def run(conn: Connection) -> int:
@@ -370,7 +354,7 @@ def delete_inventory(engine: Engine, provider: rp_obj.Provider, rc: str) -> int:
             )
         ).first()
         if row is None:
-            raise NoInventoryOfClass(f"No inventory of class {rc} found for delete")
+            raise exceptions.NoInventoryOfClass(f"No inventory of class {rc} found for delete", rc)
         generation = rp_obj.increment_generation(conn, provider.id, provider.generation)
         _delete_unused(conn, provider, {class_id})
         return generation

@@ -12,7 +12,7 @@ import sqlalchemy
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
-from placement import errors
+from placement.objects import exceptions
 
 
 def rows_by_name(
@@ -21,13 +21,13 @@ def rows_by_name(
     names: Iterable[str],
     *,
     message: str,
-    error: type[errors.PlacementError],
+    error: type[exceptions.NameNotFound],
 ) -> dict[str, sqlalchemy.Row]:
     """The rows of ``table`` called ``names``, keyed by name in the order given.
 
-    Unknown names raise ``error(message.format(...))``: ``{names}`` is the
-    unknown ones joined by ``", "`` in the order given, ``{name}`` the first
-    of them (for upstream texts that name only one).
+    Unknown names raise ``error`` with ``message.format(...)`` and the unknown
+    names in the order given: ``{names}`` is them joined by ``", "``, ``{name}``
+    the first of them (for upstream texts that name only one).
     """
     wanted = list(dict.fromkeys(names))
     found: dict[str, sqlalchemy.Row] = {}
@@ -36,7 +36,7 @@ def rows_by_name(
         found = {row.name: row for row in rows}
     missing = [name for name in wanted if name not in found]
     if missing:
-        raise error(message.format(names=", ".join(missing), name=missing[0]))
+        raise error(message.format(names=", ".join(missing), name=missing[0]), tuple(missing))
     return {name: found[name] for name in wanted}
 
 
@@ -46,7 +46,7 @@ def ids_by_name(
     names: Iterable[str],
     *,
     message: str,
-    error: type[errors.PlacementError],
+    error: type[exceptions.NameNotFound],
 ) -> dict[str, int]:
     """:func:`rows_by_name`, keeping only each row's id."""
     rows = rows_by_name(conn, table, names, message=message, error=error)

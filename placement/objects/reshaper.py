@@ -7,17 +7,17 @@ ONE transaction, so nobody ever sees the half-moved state.
 
 The steps are upstream's, and so are the generation bumps they cause:
 
-1. every provider in ``inventories`` exists (400) and has the generation the
-   caller gave (409);
+1. every provider in ``inventories`` exists and has the generation the
+   caller gave;
 2. consumers are checked and created as for ``POST /allocations``;
-3. every provider the allocations name exists (400);
+3. every provider the allocations name exists;
 4. each provider with a non-empty new inventory gets an *interim* inventory:
    its old records plus the new ones (new wins), so allocations can land on
    new classes while old ones are not yet removed (+1 generation);
 5. the allocations are replaced, checked against the interim inventory
    (+1 for each provider they touch);
 6. each provider gets its final inventory exactly as given (+1); removing a
-   class that still has allocations is a 409.
+   class that still has allocations is refused.
 
 Any failure rolls everything back. Like allocation writes, the whole
 transaction is retried when a provider generation moved under it; on the
@@ -33,9 +33,8 @@ from typing import Any
 
 from sqlalchemy.engine import Connection, Engine
 
-from placement import errors
 from placement.db import tables
-from placement.objects import allocation
+from placement.objects import allocation, exceptions
 from placement.objects import inventory as inv_obj
 from placement.objects import resource_provider as rp_obj
 
@@ -111,16 +110,15 @@ def _reshaped_providers(
     for uuid, change in inventories.items():
         provider = found.get(uuid)
         if provider is None:
-            raise errors.BadRequest(
+            raise exceptions.ProviderNotFound(
                 f"Resource provider {uuid} in inventories not found: "
                 f"No resource provider with uuid {uuid} found",
-                code=errors.RESOURCE_PROVIDER_NOT_FOUND,
+                uuid,
             )
         if provider.generation != change.generation:
-            raise errors.Conflict(
+            raise exceptions.StaleGeneration(
                 f"resource provider generation conflict for provider {uuid}: "
-                f"actual: {provider.generation}, given: {change.generation}",
-                code=errors.CONCURRENT_UPDATE,
+                f"actual: {provider.generation}, given: {change.generation}"
             )
     return {uuid: found[uuid] for uuid in inventories}
 

@@ -23,10 +23,9 @@ import sqlalchemy
 from sqlalchemy import delete, exists, func, insert, select, update
 from sqlalchemy.engine import Connection, Engine
 
-from placement import errors
 from placement.db import tables
 from placement.db.transaction import is_retryable_db_error, reader, writer
-from placement.objects import lookup
+from placement.objects import exceptions, lookup
 
 LOG = logging.getLogger(__name__)
 
@@ -74,9 +73,9 @@ def resource_class_ids(
     names: Iterable[str],
     *,
     message: str = NOT_FOUND_MESSAGE,
-    error: type[errors.PlacementError] = errors.NotFound,
 ) -> dict[str, int]:
-    """Map each of ``names`` to its id; unknown ones raise ``error(message)``
+    """Map each of ``names`` to its id; unknown ones raise
+    :class:`~placement.objects.exceptions.ResourceClassNotFound` with ``message``
     (placeholders as in :func:`placement.objects.lookup.rows_by_name`).
 
     Only custom names are looked up in the database (see ``_STANDARD_IDS``).
@@ -87,7 +86,7 @@ def resource_class_ids(
         _RC,
         [name for name in wanted if name not in _STANDARD_IDS],
         message=message,
-        error=error,
+        error=exceptions.ResourceClassNotFound,
     )
     return {name: _STANDARD_IDS[name] if name in _STANDARD_IDS else custom[name] for name in wanted}
 
@@ -97,10 +96,9 @@ def resource_class_id(
     name: str,
     *,
     message: str = NOT_FOUND_MESSAGE,
-    error: type[errors.PlacementError] = errors.NotFound,
 ) -> int:
-    """The id of the class called ``name``; unknown → ``error(message)``."""
-    return resource_class_ids(conn, [name], message=message, error=error)[name]
+    """The id of the class called ``name``; unknown → ``ResourceClassNotFound(message)``."""
+    return resource_class_ids(conn, [name], message=message)[name]
 
 
 def _find(conn: Connection, name: str) -> ResourceClass | None:
@@ -113,7 +111,7 @@ def _find(conn: Connection, name: str) -> ResourceClass | None:
 def _get(conn: Connection, name: str) -> ResourceClass:
     found = _find(conn, name)
     if found is None:
-        raise errors.NotFound(NOT_FOUND_MESSAGE.format(names=name))
+        raise exceptions.ResourceClassNotFound(NOT_FOUND_MESSAGE.format(names=name), (name,))
     return found
 
 
@@ -127,16 +125,16 @@ def list_all(engine: Engine) -> list[ResourceClass]:
 
 
 def get(engine: Engine, name: str) -> ResourceClass:
-    """The class called ``name``; 404 ``No such resource class <name>.``"""
+    """The class called ``name``; ``ResourceClassNotFound`` ``No such resource class <name>.``"""
     with reader(engine) as conn:
         return _get(conn, name)
 
 
 def create(engine: Engine, name: str) -> ResourceClass:
-    """Create custom class ``name``; 409 if it exists already."""
+    """Create custom class ``name``; :class:`AlreadyExists` if it exists already."""
     created, rc = ensure(engine, name)
     if not created:
-        raise errors.Conflict(f"Conflicting resource class already exists: {name}")
+        raise exceptions.AlreadyExists(f"Conflicting resource class already exists: {name}", name)
     return rc
 
 
@@ -144,7 +142,7 @@ def ensure(engine: Engine, name: str) -> tuple[bool, ResourceClass]:
     """Create custom class ``name`` unless it exists: ``(created, class)``.
 
     The id is the next custom one; a lost race for it is retried up to
-    :data:`CREATE_ATTEMPTS` times, then 409.
+    :data:`CREATE_ATTEMPTS` times, then :class:`TooManyRetries`.
     """
     for _ in range(CREATE_ATTEMPTS):
         try:
@@ -163,7 +161,7 @@ def ensure(engine: Engine, name: str) -> tuple[bool, ResourceClass]:
             if not is_retryable_db_error(exc):
                 raise
     LOG.warning("Exceeded retry limit on id generation while creating resource class %s", name)
-    raise errors.Conflict(
+    raise exceptions.TooManyRetries(
         "Max retries of DB transaction exceeded attempting to create resource "
         f"class: {name}, please try again."
     )
@@ -183,14 +181,16 @@ def rename(engine: Engine, name: str, new_name: str) -> ResourceClass:
         with writer(engine) as conn:
             rc = _get(conn, name)
             if rc.is_standard:
-                raise errors.BadRequest(f"Cannot update standard resource class {name}")
+                raise exceptions.StandardName(f"Cannot update standard resource class {name}", name)
             if new_name == name:
                 return rc
             now = tables.utcnow()
             conn.execute(update(_RC).where(_RC.c.id == rc.id).values(name=new_name, updated_at=now))
             return ResourceClass(rc.id, new_name, rc.created_at, now)
     except sqlalchemy.exc.IntegrityError:
-        raise errors.Conflict(f"Resource class already exists: {new_name}") from None
+        raise exceptions.AlreadyExists(
+            f"Resource class already exists: {new_name}", new_name
+        ) from None
 
 
 def delete_custom(engine: Engine, name: str) -> None:
@@ -198,14 +198,15 @@ def delete_custom(engine: Engine, name: str) -> None:
     with writer(engine) as conn:
         rc = _get(conn, name)
         if rc.is_standard:
-            raise errors.BadRequest(
-                f"Error in delete resource class: Cannot delete standard resource class {name}."
+            raise exceptions.StandardName(
+                f"Error in delete resource class: Cannot delete standard resource class {name}.",
+                name,
             )
         in_use = conn.execute(
             select(exists().where(tables.inventories.c.resource_class_id == rc.id))
         ).scalar()
         if in_use:
-            raise errors.Conflict(
+            raise exceptions.InUse(
                 f"Error in delete resource class: Cannot delete resource class {name}. "
                 "Class is in use in inventory."
             )

@@ -22,31 +22,15 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 import sqlalchemy
-from sqlalchemy import and_, delete, func, insert, literal, select, update
+from sqlalchemy import delete, insert, select, update
 from sqlalchemy.engine import Connection, Engine
 
-from placement import db, errors
+from placement import db, filters
 from placement.db import tables
 from placement.db.inserted import inserted_id
-from placement.objects import filters, lookup, resource_class
+from placement.objects import conditions, exceptions, resource_class
 
 _RP = tables.resource_providers
-
-#: Upstream's text for a lost compare-and-swap on the provider generation.
-CONCURRENT_UPDATE_MESSAGE = (
-    "Another thread concurrently updated the resource provider data. Please retry your update"
-)
-
-
-class GenerationConflict(errors.Conflict):
-    """The provider's generation moved since the caller read it.
-
-    Handlers usually re-raise it with their own prefix
-    (``f"update conflict: {exc.message}"``).
-    """
-
-    def __init__(self, message: str = CONCURRENT_UPDATE_MESSAGE) -> None:
-        super().__init__(message, code=errors.CONCURRENT_UPDATE)
 
 
 @dataclass(frozen=True)
@@ -137,7 +121,7 @@ def find(engine: Engine, uuid: str) -> Provider | None:
 def increment_generation(conn: Connection, provider_id: int, expected_generation: int) -> int:
     """Compare-and-swap the generation from ``expected_generation`` to +1.
 
-    Returns the new generation. Raises :class:`GenerationConflict` when the
+    Returns the new generation. Raises :class:`ConcurrentUpdate` when the
     stored generation differs; the caller's transaction must then be rolled
     back (raising out of ``db.writer`` does that). Run it before the other
     writes of the transaction: the row lock it takes serializes concurrent
@@ -149,7 +133,7 @@ def increment_generation(conn: Connection, provider_id: int, expected_generation
         .values(generation=expected_generation + 1)
     )
     if result.rowcount != 1:
-        raise GenerationConflict()
+        raise exceptions.ConcurrentUpdate("provider")
     return expected_generation + 1
 
 
@@ -161,15 +145,16 @@ def create_provider(
 ) -> Provider:
     """Create a provider (generation 0) under ``parent_uuid`` or as a root.
 
-    ``uuid`` must already be normalized (lowercase, dashed). Raises 400 for an
-    empty name or a bad parent and 409 ``duplicate_name`` when the name or
-    the uuid is taken.
+    ``uuid`` must already be normalized (lowercase, dashed). Raises
+    :class:`InvalidProvider` for an empty name or a bad parent and
+    :class:`DuplicateProvider` when the name or the uuid is taken.
     """
 
-    def fail(reason: str) -> errors.BadRequest:
-        return errors.BadRequest(
+    def fail(reason: str) -> exceptions.InvalidProvider:
+        return exceptions.InvalidProvider(
             f'Unable to create resource provider "{name}", {uuid}: '
-            f"Object action create failed because: {reason}"
+            f"Object action create failed because: {reason}",
+            uuid,
         )
 
     if not name:
@@ -214,20 +199,15 @@ def create_provider(
 
 
 def _check_unique(conn: Connection, name: str, uuid: str) -> None:
-    """409 naming the uuid if it is taken, else the name if that is.
+    """:class:`DuplicateProvider` naming the uuid if it is taken, else the name if that is.
 
     Upstream reports the one unique constraint the database tripped over
     first, which is the uuid's when both are taken.
     """
     if conn.execute(select(_RP.c.id).where(_RP.c.uuid == uuid)).first():
-        taken = f"uuid: {uuid}"
-    elif conn.execute(select(_RP.c.id).where(_RP.c.name == name)).first():
-        taken = f"name: {name}"
-    else:
-        return
-    raise errors.Conflict(
-        f"Conflicting resource provider {taken} already exists.", code=errors.DUPLICATE_NAME
-    )
+        raise _duplicate(f"uuid: {uuid}")
+    if conn.execute(select(_RP.c.id).where(_RP.c.name == name)).first():
+        raise _duplicate(f"name: {name}")
 
 
 # --- update --------------------------------------------------------------------
@@ -258,16 +238,19 @@ def update_provider(
     the provider as stored afterwards.
     """
 
-    def fail(action: str, reason: str) -> errors.BadRequest:
-        return errors.BadRequest(
+    def fail(action: str, reason: str) -> exceptions.InvalidProvider:
+        return exceptions.InvalidProvider(
             f"Unable to save resource provider {provider.uuid}: "
-            f"Object action {action} failed because: {reason}"
+            f"Object action {action} failed because: {reason}",
+            provider.uuid,
         )
 
     def run(conn: Connection) -> Provider:
         current = get_by_uuid(conn, provider.uuid)
         if current is None:
-            raise errors.NotFound(f"No resource provider with uuid {provider.uuid} found")
+            raise exceptions.ProviderNotFound(
+                f"No resource provider with uuid {provider.uuid} found", provider.uuid
+            )
         values: dict = {}
         new_root = None
         if parent_uuid is not KEEP_PARENT:
@@ -278,7 +261,7 @@ def update_provider(
             if conn.execute(
                 select(_RP.c.id).where(_RP.c.name == name, _RP.c.id != current.id)
             ).first():
-                raise _duplicate_name(name)
+                raise _duplicate(name)
             values["name"] = name
         if values:
             conn.execute(update(_RP).where(_RP.c.id == current.id).values(**values))
@@ -295,13 +278,13 @@ def update_provider(
             if conn.execute(
                 select(_RP.c.id).where(_RP.c.name == name, _RP.c.uuid != provider.uuid)
             ).first():
-                raise _duplicate_name(name) from None
+                raise _duplicate(name) from None
         raise fail("update", "parent provider UUID does not exist.") from None
 
 
-def _duplicate_name(name: str) -> errors.Conflict:
-    return errors.Conflict(
-        f"Conflicting resource provider {name} already exists.", code=errors.DUPLICATE_NAME
+def _duplicate(taken: str) -> exceptions.DuplicateProvider:
+    return exceptions.DuplicateProvider(
+        f"Conflicting resource provider {taken} already exists.", taken
     )
 
 
@@ -310,7 +293,7 @@ def _new_position(
     current: Provider,
     parent_uuid: str | None,
     allow_reparenting: bool,
-    fail: Callable[[str, str], errors.BadRequest],
+    fail: Callable[[str, str], exceptions.InvalidProvider],
 ) -> tuple[int, int | None]:
     """(new root id, new parent id) for moving ``current`` under ``parent_uuid``."""
     if parent_uuid is None:
@@ -365,26 +348,19 @@ def delete_provider(engine: Engine, uuid: str) -> None:
             is not None
         )
 
-    def cannot_delete_parent() -> errors.Conflict:
-        return errors.Conflict(
-            f"Unable to delete parent resource provider {uuid}: It has child resource providers.",
-            code=errors.PROVIDER_CANNOT_DELETE_PARENT,
-        )
-
     def run(conn: Connection) -> None:
         provider = get_by_uuid(conn, uuid)
         if provider is None:
-            raise errors.NotFound(f"No resource provider with uuid {uuid} found for delete")
+            raise exceptions.ProviderNotFound(
+                f"No resource provider with uuid {uuid} found for delete", uuid
+            )
         if has_children(conn, provider.id):
-            raise cannot_delete_parent()
+            raise exceptions.ProviderHasChildren(uuid)
         alloc = tables.allocations
         if conn.execute(
             select(alloc.c.id).where(alloc.c.resource_provider_id == provider.id).limit(1)
         ).first():
-            raise errors.Conflict(
-                f"Unable to delete resource provider {uuid}: Resource provider has allocations.",
-                code=errors.PROVIDER_IN_USE,
-            )
+            raise exceptions.ProviderInUse(uuid)
         for table in (
             tables.inventories,
             tables.resource_provider_aggregates,
@@ -399,7 +375,7 @@ def delete_provider(engine: Engine, uuid: str) -> None:
         db.run_in_transaction(engine, run, write=True)
     except sqlalchemy.exc.IntegrityError:
         # A child was attached after our check.
-        raise cannot_delete_parent() from None
+        raise exceptions.ProviderHasChildren(uuid) from None
 
 
 # --- list ----------------------------------------------------------------------
@@ -412,19 +388,24 @@ class ProviderFilters:
     name: str | None = None
     uuid: str | None = None
     in_tree: str | None = None
-    member_of: filters.AggregateFilter | None = None
-    traits: filters.TraitFilter | None = None
+    member_of: filters.AggregateFilter[str] | None = None
+    traits: filters.TraitFilter[str] | None = None
     resources: dict[str, int] | None = None
+
+
+_TRAIT_MESSAGE = 'Invalid trait(s) in "required" parameter: No such trait(s): {name}.'
 
 
 def list_providers(engine: Engine, wanted: ProviderFilters) -> list[Provider]:
     """Providers matching ``wanted``, each judged on its own (no tree spanning).
 
-    Unknown traits and resource classes raise 400 with upstream's texts;
+    Unknown traits and resource classes raise :class:`TraitNotFound` and
+    :class:`ResourceClassNotFound` with upstream's texts;
     unknown aggregates or ``in_tree`` providers simply match nothing. Like
     upstream, filters are applied in a fixed order and the first one that no
     provider at all passes (``in_tree``, required traits, ``member_of``) ends
-    the search with an empty list, before later filters are validated.
+    the search with an empty list, before later filters are validated. The
+    conditions are those of the candidates engine (:mod:`.conditions`).
     """
     with db.reader(engine) as conn:
         query = _provider_select().order_by(_RP.c.id)
@@ -438,22 +419,32 @@ def list_providers(engine: Engine, wanted: ProviderFilters) -> list[Provider]:
                 return []
             query = query.where(_RP.c.root_provider_id == tree.root_provider_id)
         if wanted.traits is not None:
-            required = _required_trait_conditions(conn, wanted.traits.required)
-            if not _anyone_passes(conn, required):
+            required = conditions.has_traits(
+                _RP.c.id,
+                conditions.trait_ids(
+                    conn, filters.TraitFilter(wanted.traits.required), message=_TRAIT_MESSAGE
+                ),
+            )
+            if required and not conditions.anyone(conn, *required):
                 return []
+            forbidden = filters.TraitFilter(forbidden=wanted.traits.forbidden)
             query = query.where(
-                *required, *_forbidden_trait_conditions(conn, wanted.traits.forbidden)
+                *required,
+                *conditions.has_traits(
+                    _RP.c.id, conditions.trait_ids(conn, forbidden, message=_TRAIT_MESSAGE)
+                ),
             )
         if wanted.member_of is not None:
-            required = aggregate_conditions(
-                _RP.c.id, filters.AggregateFilter(wanted.member_of.member_of)
+            aggregates = conditions.aggregate_ids(conn, wanted.member_of)
+            required = conditions.in_aggregates(
+                _RP.c.id, filters.AggregateFilter(aggregates.member_of)
             )
-            if not _anyone_passes(conn, required):
+            if required and not conditions.anyone(conn, *required):
                 return []
             query = query.where(
                 *required,
-                *aggregate_conditions(
-                    _RP.c.id, filters.AggregateFilter(forbidden=wanted.member_of.forbidden)
+                *conditions.in_aggregates(
+                    _RP.c.id, filters.AggregateFilter(forbidden=aggregates.forbidden)
                 ),
             )
         if wanted.resources:
@@ -461,97 +452,23 @@ def list_providers(engine: Engine, wanted: ProviderFilters) -> list[Provider]:
         return _providers(conn, query)
 
 
-def _anyone_passes(conn: Connection, conditions: list) -> bool:
-    """Whether any provider at all meets ``conditions`` (none given: True)."""
-    if not conditions:
-        return True
-    return conn.execute(select(_RP.c.id).where(*conditions).limit(1)).first() is not None
-
-
-def _trait_ids(conn: Connection, names: list[str]) -> dict[str, int]:
-    """Trait ids by name; like upstream, a 400 names only the first unknown one."""
-    return lookup.ids_by_name(
-        conn,
-        tables.traits,
-        names,
-        error=errors.BadRequest,
-        message='Invalid trait(s) in "required" parameter: No such trait(s): {name}.',
-    )
-
-
-def _required_trait_conditions(conn: Connection, required: tuple[frozenset[str], ...]) -> list:
-    ids = _trait_ids(conn, [name for any_of in required for name in sorted(any_of)])
-    return [_RP.c.id.in_(_providers_having(ids[name] for name in any_of)) for any_of in required]
-
-
-def _forbidden_trait_conditions(conn: Connection, forbidden: frozenset[str]) -> list:
-    if not forbidden:
-        return []
-    ids = _trait_ids(conn, sorted(forbidden))
-    return [_RP.c.id.not_in(_providers_having(ids.values()))]
-
-
-def _providers_having(trait_ids: Iterable[int]) -> sqlalchemy.Select:
-    rpt = tables.resource_provider_traits
-    return select(rpt.c.resource_provider_id).where(rpt.c.trait_id.in_(list(trait_ids)))
-
-
-def aggregate_conditions(
-    provider_id: sqlalchemy.ColumnElement, wanted: filters.AggregateFilter
-) -> list:
-    """SQL conditions on ``provider_id`` for direct aggregate membership."""
-    rpa, agg = tables.resource_provider_aggregates, tables.placement_aggregates
-
-    def members(uuids: Iterable[str]) -> sqlalchemy.Select:
-        return (
-            select(rpa.c.resource_provider_id)
-            .join(agg, agg.c.id == rpa.c.aggregate_id)
-            .where(agg.c.uuid.in_(sorted(uuids)))
-        )
-
-    conditions = [provider_id.in_(members(any_of)) for any_of in wanted.member_of]
-    if wanted.forbidden:
-        conditions.append(provider_id.not_in(members(wanted.forbidden)))
-    return conditions
-
-
 def _capacity_conditions(conn: Connection, amounts: dict[str, int]) -> list:
+    """The provider has inventory of each class that ``amounts`` fits now."""
     class_ids = resource_class.resource_class_ids(
         conn,
         amounts,
         message="Invalid resource class in resources parameter: No such resource class {names}.",
-        error=errors.BadRequest,
     )
+    inv = tables.inventories
     return [
-        _RP.c.id.in_(providers_with_capacity(class_ids[rc], amount))
+        select(inv.c.id)
+        .where(
+            inv.c.resource_provider_id == _RP.c.id,
+            inv.c.resource_class_id == class_ids[rc],
+            *conditions.fits(
+                inv, conditions.used(inv.c.resource_provider_id, class_ids[rc]), amount
+            ),
+        )
+        .exists()
         for rc, amount in amounts.items()
     ]
-
-
-def providers_with_capacity(class_id: int, amount: int) -> sqlalchemy.Select:
-    """Ids of providers that can take ``amount`` more of class ``class_id`` now.
-
-    The inventory must exist, ``used + amount <= (total - reserved) * ratio``
-    and the amount must respect min_unit, max_unit and step_size.
-    """
-    inv, alloc = tables.inventories, tables.allocations
-    used = (
-        select(alloc.c.resource_provider_id, func.sum(alloc.c.used).label("used"))
-        .where(alloc.c.resource_class_id == class_id)
-        .group_by(alloc.c.resource_provider_id)
-        .subquery()
-    )
-    return (
-        select(inv.c.resource_provider_id)
-        .outerjoin(used, used.c.resource_provider_id == inv.c.resource_provider_id)
-        .where(
-            and_(
-                inv.c.resource_class_id == class_id,
-                func.coalesce(used.c.used, 0) + amount
-                <= (inv.c.total - inv.c.reserved) * inv.c.allocation_ratio,
-                inv.c.min_unit <= amount,
-                inv.c.max_unit >= amount,
-                literal(amount) % inv.c.step_size == 0,
-            )
-        )
-    )

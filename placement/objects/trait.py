@@ -20,11 +20,10 @@ import sqlalchemy
 from sqlalchemy import and_, delete, exists, insert, select
 from sqlalchemy.engine import Connection, Engine
 
-from placement import errors
 from placement.db import tables
 from placement.db.inserted import inserted_id
 from placement.db.transaction import reader, run_in_transaction, writer
-from placement.objects import lookup, resource_provider
+from placement.objects import exceptions, lookup, resource_provider
 
 #: Names users may create (and the only ones they may delete) start with this.
 CUSTOM_PREFIX = "CUSTOM_"
@@ -65,27 +64,24 @@ _COLUMNS = (_TRAITS.c.id, _TRAITS.c.name, _TRAITS.c.created_at, _TRAITS.c.update
 # --- lookups other areas reuse -------------------------------------------------
 
 
-def trait_ids_by_name(
-    conn: Connection,
-    names: Iterable[str],
-    *,
-    message: str = NOT_FOUND_MESSAGE,
-    error: type[errors.PlacementError] = errors.BadRequest,
-) -> dict[str, int]:
-    """Map each of ``names`` to its trait id; unknown ones raise ``error(message)``
-    (placeholders as in :func:`placement.objects.lookup.rows_by_name`)."""
-    return lookup.ids_by_name(conn, _TRAITS, names, message=message, error=error)
+def trait_id(conn: Connection, name: str) -> int:
+    """The id of the trait called ``name``; ``TraitNotFound`` ``No such trait(s): <name>.``
+
+    (Filters resolve many names at once with
+    :func:`placement.objects.conditions.trait_ids`.)
+    """
+    return _get(conn, name).id
 
 
-def _by_names(
-    conn: Connection, names: Iterable[str], message: str, error: type[errors.PlacementError]
-) -> list[Trait]:
-    rows = lookup.rows_by_name(conn, _TRAITS, names, message=message, error=error)
+def _by_names(conn: Connection, names: Iterable[str], message: str) -> list[Trait]:
+    rows = lookup.rows_by_name(
+        conn, _TRAITS, names, message=message, error=exceptions.TraitNotFound
+    )
     return [Trait(**row._mapping) for row in rows.values()]
 
 
 def _get(conn: Connection, name: str) -> Trait:
-    return _by_names(conn, [name], NOT_FOUND_MESSAGE, errors.NotFound)[0]
+    return _by_names(conn, [name], NOT_FOUND_MESSAGE)[0]
 
 
 # --- traits -------------------------------------------------------------------
@@ -119,7 +115,7 @@ def list_traits(
 
 
 def get(engine: Engine, name: str) -> Trait:
-    """The trait called ``name``; 404 ``No such trait(s): <name>.``"""
+    """The trait called ``name``; ``TraitNotFound`` ``No such trait(s): <name>.``"""
     with reader(engine) as conn:
         return _get(conn, name)
 
@@ -140,10 +136,10 @@ def delete_custom(engine: Engine, name: str) -> None:
     with writer(engine) as conn:
         trait = _get(conn, name)
         if not name.startswith(CUSTOM_PREFIX):
-            raise errors.BadRequest(f"Cannot delete standard trait {name}.")
+            raise exceptions.StandardName(f"Cannot delete standard trait {name}.", name)
         in_use = conn.execute(select(exists().where(_RP_TRAITS.c.trait_id == trait.id))).scalar()
         if in_use:
-            raise errors.Conflict(f"The trait {name} is in use by a resource provider.")
+            raise exceptions.InUse(f"The trait {name} is in use by a resource provider.")
         conn.execute(delete(_TRAITS).where(_TRAITS.c.id == trait.id))
 
 
@@ -151,7 +147,7 @@ def delete_custom(engine: Engine, name: str) -> None:
 
 
 def provider_traits(engine: Engine, uuid: str) -> ProviderTraits:
-    """The traits of provider ``uuid``; 404 if there is no such provider."""
+    """The traits of provider ``uuid``; :class:`ProviderNotFound` if there is none."""
     with reader(engine) as conn:
         provider_id, generation = _provider(conn, uuid)
         return ProviderTraits(generation, _traits_of(conn, provider_id))
@@ -162,16 +158,16 @@ def set_provider_traits(
 ) -> ProviderTraits:
     """Replace the traits of provider ``uuid`` by ``names``.
 
-    ``generation`` must be the provider's current one (409 otherwise); every
-    name must be a trait (400 ``No such trait A, B``). The generation is
-    bumped only when the set changes.
+    ``generation`` must be the provider's current one (:class:`StaleGeneration`
+    otherwise); every name must be a trait (:class:`TraitNotFound` ``No such
+    trait A, B``). The generation is bumped only when the set changes.
     """
 
     def replace(conn: Connection) -> ProviderTraits:
         provider_id, current = _provider(conn, uuid)
         if current != generation:
-            raise errors.Conflict(_GENERATION_CHANGED, code=errors.CONCURRENT_UPDATE)
-        wanted = _by_names(conn, names, "No such trait {names}", errors.BadRequest)
+            raise exceptions.StaleGeneration(_GENERATION_CHANGED)
+        wanted = _by_names(conn, names, "No such trait {names}")
         new_generation = _replace_traits(conn, provider_id, current, {t.id for t in wanted})
         return ProviderTraits(new_generation, sorted(wanted, key=lambda t: t.name))
 
@@ -189,10 +185,10 @@ def clear_provider_traits(engine: Engine, uuid: str) -> None:
 
 
 def _provider(conn: Connection, uuid: str) -> tuple[int, int]:
-    """``(id, generation)`` of provider ``uuid``; 404 if absent."""
+    """``(id, generation)`` of provider ``uuid``; :class:`ProviderNotFound` if absent."""
     provider = resource_provider.get_by_uuid(conn, uuid)
     if provider is None:
-        raise errors.NotFound(f"No resource provider with uuid {uuid} found")
+        raise exceptions.ProviderNotFound(f"No resource provider with uuid {uuid} found", uuid)
     return provider.id, provider.generation
 
 
@@ -211,7 +207,7 @@ def _replace_traits(conn: Connection, provider_id: int, generation: int, wanted:
 
     When the set changes, the generation is bumped first, as a compare-and-
     swap: a concurrent writer either waits for our row lock and then finds
-    the generation moved, or has moved it already; both mean 409.
+    the generation moved, or has moved it already; both mean :class:`ConcurrentUpdate`.
     """
     have = set(
         conn.execute(

@@ -1,1 +1,89 @@
-"""JSON schemas for request bodies and query strings, per microversion."""
+"""JSON schemas for request bodies and query strings, per microversion.
+
+Every schema a handler validates against is a :class:`Versioned`: the schema
+of the first version, then each microversion's change to it, stated once.
+Handlers ask ``SCHEMA.at(version)`` with the request's version and never
+choose between schemas themselves.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+from placement import microversion as mv
+
+Schema = dict[str, Any]
+#: A microversion's change: takes a private copy of the previous schema
+#: (it may edit it) and returns the new one.
+Change = Callable[[Schema], Schema]
+
+
+class Versioned:
+    """One body or query schema through the microversions.
+
+    ``Versioned(first, (mv.A, change_a), (mv.B, change_b))`` is ``first``
+    below A, ``change_a(first)`` from A, ``change_b(change_a(first))`` from B.
+    Several changes may share a version; the last of them wins there.
+    """
+
+    def __init__(self, first: Schema, *changes: tuple[mv.Version, Change]) -> None:
+        self._first = first
+        self._since: list[tuple[mv.Version, Schema]] = []
+        previous = first
+        for since, change in changes:
+            if self._since and since < self._since[-1][0]:
+                raise ValueError(f"changes out of order: {since} after {self._since[-1][0]}")
+            previous = changed(previous, change)
+            self._since.append((since, previous))
+
+    def at(self, version: mv.Version) -> Schema:
+        """The schema at microversion ``version``."""
+        for since, schema in reversed(self._since):
+            if version >= since:
+                return schema
+        return self._first
+
+    def map(self, shape: Callable[[Schema], Schema]) -> Versioned:
+        """A schema that wraps this one: ``shape(self.at(v))`` at every version."""
+        mapped = Versioned(shape(self._first))
+        mapped._since = [(since, shape(schema)) for since, schema in self._since]
+        return mapped
+
+
+def changed(schema: Schema, *changes: Change) -> Schema:
+    """``schema`` with ``changes`` made in turn, each to a copy: ``schema`` stays as it is."""
+    for change in changes:
+        schema = change(copy.deepcopy(schema))
+    return schema
+
+
+def adding(**properties: Schema) -> Change:
+    """The change that allows new (optional) properties."""
+
+    def change(schema: Schema) -> Schema:
+        schema["properties"].update(copy.deepcopy(properties))
+        return schema
+
+    return change
+
+
+def requiring(**properties: Schema) -> Change:
+    """The change that adds properties a body must have."""
+
+    def change(schema: Schema) -> Schema:
+        adding(**properties)(schema)
+        schema["required"] += list(properties)
+        return schema
+
+    return change
+
+
+def obj(properties: Schema, *required: str) -> Schema:
+    """A closed object: these properties only, ``required`` among them."""
+    schema: Schema = {"type": "object", "properties": properties}
+    if required:
+        schema["required"] = list(required)
+    schema["additionalProperties"] = False
+    return schema

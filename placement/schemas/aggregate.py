@@ -2,24 +2,21 @@
 
 from __future__ import annotations
 
-import copy
+from placement import microversion as mv
+from placement.schemas import Schema, Versioned, obj
 
-_UUID_LIST = {
-    "type": "array",
-    "items": {"type": "string", "format": "uuid"},
-    "uniqueItems": True,
-}
 
-#: 1.1 - 1.18: a bare list of aggregate uuids.
-PUT_AGGREGATES = copy.deepcopy(_UUID_LIST)
+def _with_generation(uuids: Schema) -> Schema:
+    """1.19: the list moves into an object beside the provider generation the client saw."""
+    return obj(
+        {"aggregates": uuids, "resource_provider_generation": {"type": "integer"}},
+        "aggregates",
+        "resource_provider_generation",
+    )
 
-#: 1.19: the list plus the provider generation the client saw.
-PUT_AGGREGATES_1_19 = {
-    "type": "object",
-    "properties": {
-        "aggregates": copy.deepcopy(_UUID_LIST),
-        "resource_provider_generation": {"type": "integer"},
-    },
-    "required": ["aggregates", "resource_provider_generation"],
-    "additionalProperties": False,
-}
+
+#: ``PUT .../aggregates``: a bare list of aggregate uuids (1.1 - 1.18), then the object.
+PUT_AGGREGATES = Versioned(
+    {"type": "array", "items": {"type": "string", "format": "uuid"}, "uniqueItems": True},
+    (mv.AGGREGATES_GENERATION, _with_generation),
+)

@@ -19,10 +19,8 @@ sits where) are part of the contract.
 
 from __future__ import annotations
 
-import copy
-from typing import Any
-
 from placement import microversion as mv
+from placement.schemas import Schema, Versioned, adding, changed, requiring
 
 #: Provider and consumer uuids used as object keys (not normalized).
 UUID_KEY = "^[0-9a-fA-F-]{36}$"
@@ -42,9 +40,8 @@ _RESOURCES = {
 
 _EXTERNAL_ID = {"type": "string", "minLength": 1, "maxLength": 255}
 
-# --- PUT, list form (1.0 - 1.11) ----------------------------------------------
-
-PUT_V1_0: dict[str, Any] = {
+#: 1.0 - 1.11: the list form.
+_LIST_FORM: Schema = {
     "type": "object",
     "properties": {
         "allocations": {
@@ -70,71 +67,82 @@ PUT_V1_0: dict[str, Any] = {
     "additionalProperties": False,
 }
 
-PUT_V1_8 = copy.deepcopy(PUT_V1_0)
-PUT_V1_8["properties"].update(project_id=_EXTERNAL_ID, user_id=_EXTERNAL_ID)
-PUT_V1_8["required"] += ["project_id", "user_id"]
 
-# --- dict form (1.12 and later) -------------------------------------------------
-
-PUT_V1_12: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "allocations": {
-            "type": "object",
-            "minProperties": 1,
-            "patternProperties": {
-                UUID_KEY: {
-                    "type": "object",
-                    "properties": {
-                        # What GET shows; accepted so a GET body can be sent back.
-                        "generation": {"type": "integer"},
-                        "resources": _RESOURCES,
-                    },
-                    "required": ["resources"],
-                    "additionalProperties": False,
+def _dict_form(schema: Schema) -> Schema:
+    """1.12: ``allocations`` keyed by provider uuid, the shape ``GET`` returns."""
+    schema["properties"]["allocations"] = {
+        "type": "object",
+        "minProperties": 1,
+        "patternProperties": {
+            UUID_KEY: {
+                "type": "object",
+                "properties": {
+                    # What GET shows; accepted so a GET body can be sent back.
+                    "generation": {"type": "integer"},
+                    "resources": _RESOURCES,
                 },
+                "required": ["resources"],
+                "additionalProperties": False,
             },
-            "additionalProperties": False,
         },
-        "project_id": _EXTERNAL_ID,
-        "user_id": _EXTERNAL_ID,
-    },
-    "required": ["allocations", "project_id", "user_id"],
-    "additionalProperties": False,
-}
-
-#: One consumer's entry where empty ``allocations`` means "remove them all".
-_DELETABLE = copy.deepcopy(PUT_V1_12)
-_DELETABLE["properties"]["allocations"]["minProperties"] = 0
-
-PUT_V1_28 = copy.deepcopy(_DELETABLE)
-PUT_V1_28["properties"]["consumer_generation"] = {"type": ["integer", "null"]}
-PUT_V1_28["required"].append("consumer_generation")
-
-PUT_V1_34 = copy.deepcopy(PUT_V1_28)
-PUT_V1_34["properties"]["mappings"] = {
-    "type": "object",
-    "minProperties": 1,
-    "patternProperties": {
-        GROUP_SUFFIX: {
-            "type": "array",
-            "minItems": 1,
-            "items": {"type": "string", "format": "uuid"},
-        },
-    },
-}
-
-PUT_V1_38 = copy.deepcopy(PUT_V1_34)
-PUT_V1_38["properties"]["consumer_type"] = {
-    "type": "string",
-    "pattern": CONSUMER_TYPE_PATTERN,
-    "minLength": 1,
-    "maxLength": 255,
-}
-PUT_V1_38["required"].append("consumer_type")
+        "additionalProperties": False,
+    }
+    return schema
 
 
-def _by_consumer(entry: dict, min_consumers: int) -> dict:
+def _may_be_empty(schema: Schema) -> Schema:
+    """Empty ``allocations`` are allowed: they remove the consumer's allocations."""
+    schema["properties"]["allocations"]["minProperties"] = 0
+    return schema
+
+
+#: What 1.28, 1.34 and 1.38 changed in a consumer's entry, wherever it is sent.
+_ENTRY_CHANGES = (
+    (mv.CONSUMER_GENERATION, requiring(consumer_generation={"type": ["integer", "null"]})),
+    (
+        mv.MAPPINGS,
+        adding(
+            mappings={
+                "type": "object",
+                "minProperties": 1,
+                "patternProperties": {
+                    GROUP_SUFFIX: {
+                        "type": "array",
+                        "minItems": 1,
+                        "items": {"type": "string", "format": "uuid"},
+                    },
+                },
+            }
+        ),
+    ),
+    (
+        mv.CONSUMER_TYPES,
+        requiring(
+            consumer_type={
+                "type": "string",
+                "pattern": CONSUMER_TYPE_PATTERN,
+                "minLength": 1,
+                "maxLength": 255,
+            }
+        ),
+    ),
+)
+
+#: ``PUT /allocations/{consumer_uuid}``.
+PUT = Versioned(
+    _LIST_FORM,
+    (mv.ALLOCATION_PROJECT_USER, requiring(project_id=_EXTERNAL_ID, user_id=_EXTERNAL_ID)),
+    (mv.ALLOCATIONS_DICT, _dict_form),
+    (mv.CONSUMER_GENERATION, _may_be_empty),
+    *_ENTRY_CHANGES,
+)
+
+#: One consumer's entry in ``POST /allocations`` (1.13) and in the reshaper:
+#: the 1.12 ``PUT`` body whose ``allocations`` may be empty from the start.
+ENTRY = Versioned(changed(PUT.at(mv.ALLOCATIONS_DICT), _may_be_empty), *_ENTRY_CHANGES)
+
+
+def by_consumer(entry: Schema, min_consumers: int) -> Schema:
     """An object keyed by consumer uuid whose values match ``entry``."""
     return {
         "type": "object",
@@ -144,32 +152,5 @@ def _by_consumer(entry: dict, min_consumers: int) -> dict:
     }
 
 
-def put_schema(version: mv.Version) -> dict:
-    """The ``PUT /allocations/{consumer_uuid}`` body schema at ``version``."""
-    for since, schema in (
-        (mv.CONSUMER_TYPES, PUT_V1_38),
-        (mv.MAPPINGS, PUT_V1_34),
-        (mv.CONSUMER_GENERATION, PUT_V1_28),
-        (mv.ALLOCATIONS_DICT, PUT_V1_12),
-        (mv.ALLOCATION_PROJECT_USER, PUT_V1_8),
-    ):
-        if version >= since:
-            return schema
-    return PUT_V1_0
-
-
-def consumer_entry_schema(version: mv.Version) -> dict:
-    """One consumer's entry in ``POST /allocations`` (and the reshaper)."""
-    if version >= mv.CONSUMER_GENERATION:
-        return put_schema(version)
-    return _DELETABLE
-
-
-def by_consumer_schema(version: mv.Version, *, min_consumers: int) -> dict:
-    """Consumer uuid → entry; ``min_consumers`` 1 for POST, 0 in the reshaper."""
-    return _by_consumer(consumer_entry_schema(version), min_consumers)
-
-
-def post_schema(version: mv.Version) -> dict:
-    """The ``POST /allocations`` body schema at ``version`` (1.13 and later)."""
-    return by_consumer_schema(version, min_consumers=1)
+#: ``POST /allocations`` (1.13 and later): at least one consumer.
+POST = ENTRY.map(lambda entry: by_consumer(entry, 1))

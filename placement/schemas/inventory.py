@@ -1,14 +1,16 @@
-"""Bodies of the inventory routes."""
+"""Bodies of the inventory routes (the same at every microversion)."""
 
 from __future__ import annotations
 
-import copy
 from typing import Any
+
+from placement.schemas import Versioned, changed, requiring
 
 MAX_INT = 2147483647
 #: Largest single-precision float: ``allocation_ratio`` is a FLOAT column on MySQL.
 SQL_SP_FLOAT_MAX = 3.40282e38
 RESOURCE_CLASS_PATTERN = "^[A-Z0-9_]+$"
+_GENERATION = {"type": "integer"}
 
 
 def _int(minimum: int) -> dict:
@@ -20,7 +22,7 @@ def _int(minimum: int) -> dict:
 RECORD: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "resource_provider_generation": {"type": "integer"},
+        "resource_provider_generation": _GENERATION,
         "total": _int(1),
         "reserved": _int(0),
         "min_unit": _int(1),
@@ -33,25 +35,26 @@ RECORD: dict[str, Any] = {
 }
 
 #: PUT /resource_providers/{uuid}/inventories/{rc}
-PUT_ONE = copy.deepcopy(RECORD)
-PUT_ONE["required"].append("resource_provider_generation")
+PUT_ONE = Versioned(changed(RECORD, requiring(resource_provider_generation=_GENERATION)))
 
 #: POST /resource_providers/{uuid}/inventories
-POST_ONE = copy.deepcopy(RECORD)
-POST_ONE["properties"]["resource_class"] = {"type": "string", "pattern": RESOURCE_CLASS_PATTERN}
-POST_ONE["required"].append("resource_class")
+POST_ONE = Versioned(
+    changed(RECORD, requiring(resource_class={"type": "string", "pattern": RESOURCE_CLASS_PATTERN}))
+)
 
 #: PUT /resource_providers/{uuid}/inventories (the whole set). Keys that do
 #: not look like class names pass the schema and fail as unknown classes.
-PUT_ALL = {
-    "type": "object",
-    "properties": {
-        "resource_provider_generation": {"type": "integer"},
-        "inventories": {
-            "type": "object",
-            "patternProperties": {RESOURCE_CLASS_PATTERN: RECORD},
+PUT_ALL = Versioned(
+    {
+        "type": "object",
+        "properties": {
+            "resource_provider_generation": _GENERATION,
+            "inventories": {
+                "type": "object",
+                "patternProperties": {RESOURCE_CLASS_PATTERN: RECORD},
+            },
         },
-    },
-    "required": ["resource_provider_generation", "inventories"],
-    "additionalProperties": False,
-}
+        "required": ["resource_provider_generation", "inventories"],
+        "additionalProperties": False,
+    }
+)

@@ -10,22 +10,26 @@ empty.
 from __future__ import annotations
 
 from placement import microversion as mv
-from placement.schemas import allocation, inventory
+from placement.schemas import Schema, allocation, inventory
 
 
-def reshaper_schema(version: mv.Version) -> dict:
-    """The body schema at ``version``."""
+def _body(entry: Schema) -> Schema:
     return {
         "type": "object",
         "properties": {
             "inventories": {
                 "type": "object",
-                "patternProperties": {allocation.UUID_KEY: inventory.PUT_ALL},
+                "patternProperties": {
+                    allocation.UUID_KEY: inventory.PUT_ALL.at(mv.RESHAPER),
+                },
                 "minProperties": 1,
                 "additionalProperties": False,
             },
-            "allocations": allocation.by_consumer_schema(version, min_consumers=0),
+            "allocations": allocation.by_consumer(entry, min_consumers=0),
         },
         "required": ["inventories", "allocations"],
         "additionalProperties": False,
     }
+
+
+RESHAPE = allocation.ENTRY.map(_body)

@@ -1,15 +1,14 @@
 """Schemas for resource class bodies (and the name in a 1.7+ PUT path)."""
 
+from __future__ import annotations
+
+from placement.schemas import Versioned, obj
+
 #: Names users may give resource classes.
 CUSTOM_NAME_PATTERN = "^CUSTOM_[A-Z0-9_]+$"
 
 #: ``POST /resource_classes`` and the 1.2–1.6 rename ``PUT`` body. From 1.7
 #: the ``PUT`` path name is validated as if it were this body.
-NAME_BODY = {
-    "type": "object",
-    "properties": {
-        "name": {"type": "string", "pattern": CUSTOM_NAME_PATTERN, "maxLength": 255},
-    },
-    "required": ["name"],
-    "additionalProperties": False,
-}
+NAME_BODY = Versioned(
+    obj({"name": {"type": "string", "pattern": CUSTOM_NAME_PATTERN, "maxLength": 255}}, "name")
+)

@@ -2,49 +2,27 @@
 
 from __future__ import annotations
 
-import copy
-from typing import Any
+from placement import microversion as mv
+from placement.schemas import Versioned, adding, obj
 
 _UUID = {"type": "string", "format": "uuid"}
 _NAME = {"type": "string", "maxLength": 200}
 _PARENT = {"anyOf": [{"type": "string", "format": "uuid"}, {"type": "null"}]}
 
-POST_PROVIDER: dict[str, Any] = {
-    "type": "object",
-    "properties": {"name": _NAME, "uuid": _UUID},
-    "required": ["name"],
-    "additionalProperties": False,
-}
+#: 1.14: a provider may be created, or moved, under a parent.
+_NESTED = (mv.NESTED_PROVIDERS, adding(parent_provider_uuid=_PARENT))
 
-#: 1.14: a provider may be created under a parent.
-POST_PROVIDER_1_14 = copy.deepcopy(POST_PROVIDER)
-POST_PROVIDER_1_14["properties"]["parent_provider_uuid"] = _PARENT
+#: ``POST /resource_providers``.
+POST_PROVIDER = Versioned(obj({"name": _NAME, "uuid": _UUID}, "name"), _NESTED)
 
-PUT_PROVIDER: dict[str, Any] = {
-    "type": "object",
-    "properties": {"name": _NAME},
-    "required": ["name"],
-    "additionalProperties": False,
-}
+#: ``PUT /resource_providers/{uuid}``.
+PUT_PROVIDER = Versioned(obj({"name": _NAME}, "name"), _NESTED)
 
-PUT_PROVIDER_1_14 = copy.deepcopy(PUT_PROVIDER)
-PUT_PROVIDER_1_14["properties"]["parent_provider_uuid"] = _PARENT
-
-# GET /resource_providers: each microversion adds one filter.
-LIST_QUERY = {
-    "type": "object",
-    "properties": {"name": {"type": "string"}, "uuid": _UUID},
-    "additionalProperties": False,
-}
-
-
-def _plus(schema: dict, name: str, prop: dict) -> dict:
-    extended = copy.deepcopy(schema)
-    extended["properties"][name] = prop
-    return extended
-
-
-LIST_QUERY_1_3 = _plus(LIST_QUERY, "member_of", {"type": "string"})
-LIST_QUERY_1_4 = _plus(LIST_QUERY_1_3, "resources", {"type": "string"})
-LIST_QUERY_1_14 = _plus(LIST_QUERY_1_4, "in_tree", _UUID)
-LIST_QUERY_1_18 = _plus(LIST_QUERY_1_14, "required", {"type": "string"})
+#: ``GET /resource_providers``: each microversion adds one filter.
+LIST_QUERY = Versioned(
+    obj({"name": {"type": "string"}, "uuid": _UUID}),
+    (mv.PROVIDER_MEMBER_OF, adding(member_of={"type": "string"})),
+    (mv.PROVIDER_RESOURCES, adding(resources={"type": "string"})),
+    (mv.NESTED_PROVIDERS, adding(in_tree=_UUID)),
+    (mv.PROVIDER_REQUIRED, adding(required={"type": "string"})),
+)

@@ -16,6 +16,7 @@ from placement.candidates import engine
 from placement.candidates import request as candidate_request
 from placement.db import tables
 from placement.db.transaction import reader
+from placement.objects import exceptions
 from tests import rig
 from tests.candidates.strategies import queries, worlds
 from tests.candidates.world import Inventory, World, erase, write
@@ -136,13 +137,15 @@ def test_an_unknown_name_after_a_group_without_match_is_no_error(db_engine, two_
     ]
     assert _find(db_engine, pairs) == {"allocation_requests": [], "provider_summaries": {}}
     pairs[0] = ("resources_A", "VGPU:1")
-    with pytest.raises(errors.BadRequest, match="No such trait"):
+    with pytest.raises(exceptions.TraitNotFound, match="No such trait"):
         _find(db_engine, pairs)
 
 
 def test_unknown_class_is_checked_before_an_unknown_aggregate(db_engine, two_trees):
     agg = "11111111-2222-3333-4444-555555555555"
-    with pytest.raises(errors.BadRequest, match="No such resource class CUSTOM_NOPE"):
+    with pytest.raises(
+        exceptions.ResourceClassNotFound, match="No such resource class CUSTOM_NOPE"
+    ):
         _find(db_engine, [("resources", "CUSTOM_NOPE:1"), ("member_of", agg)])
     # An aggregate nobody is in makes the group match nothing: its traits
     # are then not looked at.

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Iterator
 
 import pytest
 
+from placement import filters
 from placement import microversion as mv
 from placement.candidates import query, resolve, summaries, trees
 from placement.candidates.model import (
@@ -20,7 +21,7 @@ from placement.candidates.model import (
 )
 from placement.candidates.request import RequestGroup
 from placement.db import reader
-from placement.objects import filters
+from placement.objects import conditions
 from tests import rig
 from tests.candidates.world import SHARING, Inventory, World, aggregate_uuid, erase, write
 
@@ -138,7 +139,9 @@ def test_shape(db_engine, world):
 def test_sharing_anchors_are_trees_with_any_provider_in_the_aggregate(db_engine, world):
     with reader(db_engine) as conn:
         assert trees.sharing_anchors(conn, [5], EVERYTHING) == {5: {1, 5}}
-        agg_a = resolve._aggregate_ids(conn, filters.AggregateFilter(forbidden=frozenset({AGG_A})))
+        agg_a = conditions.aggregate_ids(
+            conn, filters.AggregateFilter(forbidden=frozenset({AGG_A}))
+        )
         assert trees.sharing_anchors(conn, [5], EVERYTHING, agg_a.forbidden) == {}
         assert trees.sharing_anchors(conn, [5], Window(2, 10)) == {5: {5}}
         avx = TraitIds((frozenset({_trait_id(conn, "HW_CPU_X86_AVX")}),))
@@ -149,7 +152,7 @@ def test_sharing_anchors_are_trees_with_any_provider_in_the_aggregate(db_engine,
 def _trait_id(conn, name: str) -> int:
     from placement.objects import trait
 
-    return trait.trait_ids_by_name(conn, [name])[name]
+    return trait.trait_id(conn, name)
 
 
 def test_ancestry(db_engine, world):

@@ -12,8 +12,7 @@ import sqlalchemy
 from sqlalchemy import func, select
 
 from placement.db import tables
-from placement.objects import allocation
-from placement.objects import consumer as consumer_obj
+from placement.objects import allocation, exceptions
 from placement.objects import resource_provider as rp_obj
 from tests import rig
 from tests.apiclient import Api, body, error, new_uuid
@@ -157,7 +156,7 @@ def test_each_retry_is_a_new_transaction(api):
         provider = rp_obj.get_by_uuid(conn, a)
         rp_obj.increment_generation(conn, provider.id, provider.generation)
         if len(calls) < 3:
-            raise rp_obj.GenerationConflict()
+            raise exceptions.ConcurrentUpdate("provider")
         return provider.generation + 1
 
     before = api.generation(a)
@@ -171,19 +170,19 @@ def test_retries_are_bounded(api):
 
     def attempt(conn):
         calls.append(conn)
-        raise rp_obj.GenerationConflict()
+        raise exceptions.ConcurrentUpdate("provider")
 
-    with pytest.raises(consumer_obj.ConcurrentUpdate) as raised:
+    with pytest.raises(exceptions.ConcurrentUpdate) as raised:
         allocation.retry_on_conflict(api.engine, attempt, attempts=4)
     assert len(calls) == 4
-    assert raised.value.message == rp_obj.CONCURRENT_UPDATE_MESSAGE
+    assert raised.value.message == exceptions.CONCURRENT_UPDATE_MESSAGES["provider"]
 
 
 def test_exhausted_retries_answer_409(api, monkeypatch):
     a = api.provider(VCPU={"total": 8})
 
     def always_lost(conn, provider_id, expected_generation):
-        raise rp_obj.GenerationConflict()
+        raise exceptions.ConcurrentUpdate("provider")
 
     monkeypatch.setattr(rp_obj, "increment_generation", always_lost)
     consumer = new_uuid()
@@ -218,7 +217,8 @@ def test_consumer_changed_under_a_write_is_a_409_without_retry(api):
             conn, [write], owners, consumers, allocation.named_providers(conn, [write])
         )
 
-    with pytest.raises(consumer_obj.ConcurrentUpdate):
+    with pytest.raises(exceptions.ConcurrentUpdate) as raised:
         allocation.retry_on_conflict(api.engine, attempt, attempts=5)
     assert len(calls) == 1
+    assert raised.value.generation_of == "consumer"
     assert api.held(consumer)["consumer_generation"] == 1

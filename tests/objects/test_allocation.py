@@ -5,12 +5,10 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
-from placement import errors
 from placement.db import tables
 from placement.db.transaction import reader
-from placement.objects import allocation, reshaper
+from placement.objects import allocation, exceptions, reshaper
 from placement.objects import consumer as consumer_obj
-from placement.objects import inventory as inv_obj
 from tests.apiclient import new_uuid
 
 
@@ -70,20 +68,20 @@ def test_delete_for_consumer(api):
     allocation.replace(api.engine, [_write(consumer, {a: {"VCPU": 1}})], attempts=3)
     allocation.delete_for_consumer(api.engine, consumer)
     assert allocation.get_for_consumer(api.engine, consumer) is None
-    with pytest.raises(errors.NotFound):
+    with pytest.raises(exceptions.NoAllocations):
         allocation.delete_for_consumer(api.engine, consumer)
 
 
 def test_domain_errors(api):
     a = api.provider(VCPU={"total": 2})
-    with pytest.raises(allocation.UnknownResourceClass) as unknown:
+    with pytest.raises(exceptions.ResourceClassNotFound) as unknown:
         allocation.replace(
             api.engine, [_write(new_uuid(), {a: {"CUSTOM_A": 1, "CUSTOM_B": 1}})], attempts=3
         )
     assert unknown.value.message == "No such resource class CUSTOM_A."
-    with pytest.raises(allocation.InvalidAllocation, match="exceed the capacity"):
+    with pytest.raises(exceptions.InvalidAllocation, match="exceed the capacity"):
         allocation.replace(api.engine, [_write(new_uuid(), {a: {"VCPU": 3}})], attempts=3)
-    with pytest.raises(errors.Conflict, match="expected null but got 4"):
+    with pytest.raises(exceptions.StaleGeneration, match="expected null but got 4"):
         allocation.replace(
             api.engine, [_write(new_uuid(), {a: {"VCPU": 1}}, generation=4)], attempts=3
         )
@@ -115,7 +113,7 @@ def test_reshape_failure_changes_nothing(api):
     generations = api.generation(root), api.generation(child)
     # The child gets VGPU and the newcomer lands there, but the root's final
     # inventory drops VGPU that the holder still uses: everything rolls back.
-    with pytest.raises(inv_obj.InventoryInUse):
+    with pytest.raises(exceptions.InventoryInUse):
         reshaper.reshape(
             api.engine,
             {

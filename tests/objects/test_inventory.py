@@ -7,7 +7,8 @@ import uuid
 
 import pytest
 
-from placement import db, errors
+from placement import db
+from placement.objects import exceptions
 from placement.objects import inventory as inv_obj
 from placement.objects import resource_provider as rp_obj
 from tests.rows import allocate
@@ -65,7 +66,7 @@ def test_replace_inside_a_callers_transaction(engine, provider):
 
 def test_a_stale_generation_writes_nothing(engine, provider):
     inv_obj.set_inventories(engine, provider, {"VCPU": {"total": 8}})
-    with pytest.raises(rp_obj.GenerationConflict):
+    with pytest.raises(exceptions.ConcurrentUpdate):
         inv_obj.set_inventories(engine, provider, {"DISK_GB": {"total": 1}})
     assert list(_records(engine, provider)) == ["VCPU"]
     assert _current(engine, provider).generation == 1
@@ -80,7 +81,7 @@ def test_a_stale_generation_writes_nothing(engine, provider):
     ],
 )
 def test_capacity_must_be_left(engine, provider, record, may_equal, message):
-    with pytest.raises(inv_obj.InvalidCapacity) as caught:
+    with pytest.raises(exceptions.InvalidCapacity) as caught:
         inv_obj.set_inventories(
             engine, provider, {"VCPU": record}, reserved_may_equal_total=may_equal
         )
@@ -98,7 +99,9 @@ def test_reserved_may_equal_total_from_1_26(engine, provider):
 
 
 def test_unknown_classes_are_named(engine, provider):
-    with pytest.raises(errors.BadRequest, match="^No such resource class CUSTOM_NOPE.$"):
+    with pytest.raises(
+        exceptions.ResourceClassNotFound, match="^No such resource class CUSTOM_NOPE.$"
+    ):
         inv_obj.set_inventories(engine, provider, {"CUSTOM_NOPE": {"total": 1}})
     assert _current(engine, provider).generation == 0
 
@@ -110,15 +113,14 @@ def test_removing_allocated_inventory_is_refused_and_rolled_back(engine, provide
         {"VCPU": {"total": 8}, "DISK_GB": {"total": 9}, "MEMORY_MB": {"total": 512}},
     )
     allocate(engine, provider.uuid, {"VCPU": 1, "DISK_GB": 1})
-    with pytest.raises(inv_obj.InventoryInUse) as caught:
+    with pytest.raises(exceptions.InventoryInUse) as caught:
         inv_obj.set_inventories(engine, _current(engine, provider), {"MEMORY_MB": {"total": 1}})
-    assert caught.value.code == errors.INVENTORY_INUSE
     assert caught.value.message == (
         f"Inventory for 'VCPU, DISK_GB' on resource provider '{provider.uuid}' in use."
     )
-    with pytest.raises(inv_obj.InventoryInUse):
+    with pytest.raises(exceptions.InventoryInUse):
         inv_obj.delete_inventory(engine, _current(engine, provider), "DISK_GB")
-    with pytest.raises(inv_obj.InventoryInUse):
+    with pytest.raises(exceptions.InventoryInUse):
         inv_obj.delete_all(engine, _current(engine, provider))
     assert _records(engine, provider)["MEMORY_MB"]["total"] == 512
     assert _current(engine, provider).generation == 1
@@ -138,12 +140,11 @@ def test_one_class_at_a_time(engine, provider):
         inv_obj.add_inventory(engine, provider, "VCPU", {"total": 2}, reserved_may_equal_total=True)
         == 1
     )
-    with pytest.raises(errors.Conflict) as caught:
+    with pytest.raises(exceptions.InventoryExists):
         inv_obj.add_inventory(
             engine, _current(engine, provider), "VCPU", {"total": 2}, reserved_may_equal_total=True
         )
-    assert caught.value.code == errors.CONCURRENT_UPDATE
-    with pytest.raises(errors.BadRequest, match="No such resource class CUSTOM_X"):
+    with pytest.raises(exceptions.ResourceClassNotFound, match="No such resource class CUSTOM_X"):
         inv_obj.add_inventory(
             engine,
             _current(engine, provider),
@@ -151,7 +152,9 @@ def test_one_class_at_a_time(engine, provider):
             {"total": 2},
             reserved_may_equal_total=True,
         )
-    with pytest.raises(inv_obj.NoInventoryOfClass, match="^No inventory of class DISK_GB found.$"):
+    with pytest.raises(
+        exceptions.NoInventoryOfClass, match="^No inventory of class DISK_GB found.$"
+    ):
         inv_obj.update_inventory(
             engine,
             _current(engine, provider),
@@ -159,7 +162,9 @@ def test_one_class_at_a_time(engine, provider):
             {"total": 2},
             reserved_may_equal_total=True,
         )
-    with pytest.raises(errors.NotFound, match="^No such resource class CUSTOM_X.$"):
+    with pytest.raises(
+        exceptions.ResourceClassNotFound, match="^No such resource class CUSTOM_X.$"
+    ):
         inv_obj.update_inventory(
             engine,
             _current(engine, provider),
@@ -168,7 +173,7 @@ def test_one_class_at_a_time(engine, provider):
             reserved_may_equal_total=True,
         )
     with pytest.raises(
-        inv_obj.NoInventoryOfClass, match="^No inventory of class DISK_GB found for delete$"
+        exceptions.NoInventoryOfClass, match="^No inventory of class DISK_GB found for delete$"
     ):
         inv_obj.delete_inventory(engine, _current(engine, provider), "DISK_GB")
     assert inv_obj.delete_inventory(engine, _current(engine, provider), "VCPU") == 2

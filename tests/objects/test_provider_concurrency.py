@@ -13,6 +13,7 @@ import pytest
 
 from placement import errors
 from placement.objects import aggregate as agg_obj
+from placement.objects import exceptions
 from placement.objects import inventory as inv_obj
 from placement.objects import resource_provider as rp_obj
 from tests.rig import call, run_together
@@ -107,5 +108,5 @@ def test_object_layer_writers_with_one_stale_view(engine, provider_uuid):
     assert sorted(r for r in results if isinstance(r, int)) == [1]
     losers = [r for r in results if not isinstance(r, int)]
     assert len(losers) == WRITERS - 1
-    assert all(isinstance(r, rp_obj.GenerationConflict) for r in losers), losers
+    assert all(isinstance(r, exceptions.ConcurrentUpdate) for r in losers), losers
     assert rp_obj.find(engine, provider_uuid).generation == 1

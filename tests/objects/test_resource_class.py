@@ -6,8 +6,8 @@ import os_resource_classes
 import pytest
 from sqlalchemy import event, insert
 
-from placement import errors
 from placement.db import tables, writer
+from placement.objects import exceptions
 from placement.objects import resource_class as rc_obj
 from tests.rig import call, run_together
 
@@ -61,7 +61,7 @@ def test_rename_keeps_the_id(engine):
 def test_exhausted_create_attempts_are_a_conflict(engine, monkeypatch):
     monkeypatch.setattr(rc_obj, "CREATE_ATTEMPTS", 0)
     with pytest.raises(
-        errors.Conflict,
+        exceptions.TooManyRetries,
         match="Max retries of DB transaction exceeded "
         "attempting to create resource class: CUSTOM_X, please try again.",
     ):
@@ -100,15 +100,17 @@ def test_lookups_map_names_to_ids(engine):
 
 def test_lookups_report_unknown_names_with_the_callers_message(engine):
     with writer(engine) as conn:
-        with pytest.raises(errors.NotFound, match=r"^No such resource class CUSTOM_NOPE\.$"):
+        with pytest.raises(
+            exceptions.ResourceClassNotFound, match=r"^No such resource class CUSTOM_NOPE\.$"
+        ):
             rc_obj.resource_class_id(conn, "CUSTOM_NOPE")
-        with pytest.raises(errors.BadRequest, match="^Unknown: vcpu, CUSTOM_NOPE$"):
+        with pytest.raises(
+            exceptions.ResourceClassNotFound, match="^Unknown: vcpu, CUSTOM_NOPE$"
+        ) as caught:
             rc_obj.resource_class_ids(
-                conn,
-                ["VCPU", "vcpu", "CUSTOM_NOPE"],
-                message="Unknown: {names}",
-                error=errors.BadRequest,
+                conn, ["VCPU", "vcpu", "CUSTOM_NOPE"], message="Unknown: {names}"
             )
+        assert caught.value.names == ("vcpu", "CUSTOM_NOPE")
 
 
 def test_standard_names_need_no_query(engine):
@@ -128,7 +130,7 @@ def test_standard_names_need_no_query(engine):
                 "VCPU": 0,
             }
             assert len(statements) == before
-            with pytest.raises(errors.NotFound):
+            with pytest.raises(exceptions.ResourceClassNotFound):
                 rc_obj.resource_class_ids(conn, ["VCPU", "CUSTOM_NOPE"])
             assert len(statements) == before + 1
     finally:

@@ -7,11 +7,11 @@ import uuid
 import pytest
 from sqlalchemy import func, insert, select
 
-from placement import errors
+from placement import filters
 from placement import microversion as mv
 from placement.db import reader, tables, writer
 from placement.objects import aggregate as agg_obj
-from placement.objects import filters
+from placement.objects import exceptions
 from placement.objects import inventory as inv_obj
 from placement.objects import resource_provider as rp_obj
 from tests.rows import allocate
@@ -47,23 +47,23 @@ def test_duplicates_name_what_is_taken_the_uuid_first(engine):
         ("one", first.uuid, f"Conflicting resource provider uuid: {first.uuid} already exists."),
     ]
     for name, new_uuid, message in cases:
-        with pytest.raises(errors.Conflict) as caught:
+        with pytest.raises(exceptions.DuplicateProvider) as caught:
             rp_obj.create_provider(engine, name=name, uuid=new_uuid)
-        assert (caught.value.message, caught.value.code) == (message, errors.DUPLICATE_NAME)
+        assert caught.value.message == message
 
 
 def test_bad_parents_and_empty_names_are_refused(engine):
     own = str(uuid.uuid4())
     prefix = f'Unable to create resource provider "x", {own}: Object action create failed because: '
-    with pytest.raises(errors.BadRequest, match="parent provider UUID does not exist"):
+    with pytest.raises(exceptions.InvalidProvider, match="parent provider UUID does not exist"):
         rp_obj.create_provider(engine, name="x", uuid=own, parent_uuid=str(uuid.uuid4()))
-    with pytest.raises(errors.BadRequest) as caught:
+    with pytest.raises(exceptions.InvalidProvider) as caught:
         rp_obj.create_provider(engine, name="x", uuid=own, parent_uuid=own)
     assert caught.value.message == prefix + (
         "parent provider UUID cannot be same as UUID. Please set parent provider UUID to None "
         "if there is no parent."
     )
-    with pytest.raises(errors.BadRequest, match="name is required$"):
+    with pytest.raises(exceptions.InvalidProvider, match="name is required$"):
         rp_obj.create_provider(engine, name="", uuid=own)
     assert rp_obj.find(engine, own) is None
 
@@ -75,9 +75,13 @@ def test_before_1_37_a_parent_may_only_be_added(engine):
     assert (adopted.parent_provider_uuid, adopted.root_provider_uuid) == (root.uuid, root.uuid)
     same = rp_obj.update_provider(engine, adopted, name="orphan", parent_uuid=root.uuid)
     assert same.parent_provider_uuid == root.uuid
-    with pytest.raises(errors.BadRequest, match="re-parenting a provider is not currently"):
+    with pytest.raises(
+        exceptions.InvalidProvider, match="re-parenting a provider is not currently"
+    ):
         rp_obj.update_provider(engine, adopted, name="orphan", parent_uuid=other.uuid)
-    with pytest.raises(errors.BadRequest, match="un-parenting a provider is not currently"):
+    with pytest.raises(
+        exceptions.InvalidProvider, match="un-parenting a provider is not currently"
+    ):
         rp_obj.update_provider(engine, adopted, name="orphan", parent_uuid=None)
 
 
@@ -105,7 +109,7 @@ def test_a_provider_cannot_move_below_itself(engine):
     child = _new(engine, "child", top)
     grandchild = _new(engine, "grandchild", child)
     for target in (top, child, grandchild):
-        with pytest.raises(errors.BadRequest, match="creating loop in the provider tree"):
+        with pytest.raises(exceptions.InvalidProvider, match="creating loop in the provider tree"):
             rp_obj.update_provider(
                 engine,
                 child if target is not top else top,
@@ -118,7 +122,7 @@ def test_a_provider_cannot_move_below_itself(engine):
 def test_renaming_to_a_taken_name_conflicts(engine):
     _new(engine, "taken")
     mine = _new(engine, "mine")
-    with pytest.raises(errors.Conflict) as caught:
+    with pytest.raises(exceptions.DuplicateProvider) as caught:
         rp_obj.update_provider(engine, mine, name="taken")
     assert caught.value.message == "Conflicting resource provider taken already exists."
     assert rp_obj.update_provider(engine, mine, name="").name == ""
@@ -129,13 +133,11 @@ def test_delete_refuses_parents_then_providers_with_allocations(engine):
     child = _new(engine, "child", parent)
     inv_obj.set_inventories(engine, child, {"VCPU": {"total": 4}})
     allocate(engine, child.uuid, {"VCPU": 1})
-    with pytest.raises(errors.Conflict) as caught:
+    with pytest.raises(exceptions.ProviderHasChildren):
         rp_obj.delete_provider(engine, parent.uuid)
-    assert caught.value.code == errors.PROVIDER_CANNOT_DELETE_PARENT
-    with pytest.raises(errors.Conflict) as caught:
+    with pytest.raises(exceptions.ProviderInUse):
         rp_obj.delete_provider(engine, child.uuid)
-    assert caught.value.code == errors.PROVIDER_IN_USE
-    with pytest.raises(errors.NotFound, match="found for delete$"):
+    with pytest.raises(exceptions.ProviderNotFound, match="found for delete$"):
         rp_obj.delete_provider(engine, str(uuid.uuid4()))
 
 
@@ -179,9 +181,9 @@ def test_increment_generation_is_a_compare_and_swap(engine):
     provider = _new(engine, "cas")
     with writer(engine) as conn:
         assert rp_obj.increment_generation(conn, provider.id, 0) == 1
-    with pytest.raises(rp_obj.GenerationConflict) as caught, writer(engine) as conn:
+    with pytest.raises(exceptions.ConcurrentUpdate) as caught, writer(engine) as conn:
         rp_obj.increment_generation(conn, provider.id, 0)
-    assert caught.value.code == errors.CONCURRENT_UPDATE
+    assert caught.value.generation_of == "provider"
     assert _reload(engine, provider).generation == 1
 
 
@@ -256,7 +258,7 @@ def test_filters_by_traits(engine):
     assert having("HW_CPU_X86_AVX,!HW_CPU_X86_SSE") == ["avx"]
     assert having("in:HW_CPU_X86_AVX,HW_CPU_X86_SSE") == ["avx", "sse", "both"]
     assert having("!HW_CPU_X86_AVX") == ["sse", "plain"]
-    with pytest.raises(errors.BadRequest) as caught:
+    with pytest.raises(exceptions.TraitNotFound) as caught:
         having("CUSTOM_NOPE")
     assert caught.value.message == (
         'Invalid trait(s) in "required" parameter: No such trait(s): CUSTOM_NOPE.'
@@ -267,7 +269,7 @@ def test_trait_filter_names_only_the_first_unknown_trait(engine):
     wanted = filters.parse_required(
         ["HW_CPU_X86_AVX,CUSTOM_NOPE,CUSTOM_ALSO_NOPE"], mv.Version(1, 22)
     )
-    with pytest.raises(errors.BadRequest) as caught:
+    with pytest.raises(exceptions.TraitNotFound) as caught:
         _names(engine, traits=wanted)
     assert caught.value.message == (
         'Invalid trait(s) in "required" parameter: No such trait(s): CUSTOM_NOPE.'
@@ -305,7 +307,7 @@ def test_filters_by_capacity_right_now(engine):
     assert fitting({"DISK_GB": 100, "VCPU": 4}) == ["big"]
     assert fitting({"MEMORY_MB": 1}) == []
     with pytest.raises(
-        errors.BadRequest,
+        exceptions.ResourceClassNotFound,
         match="^Invalid resource class in resources "
         "parameter: No such resource class CUSTOM_NOPE.$",
     ):
@@ -322,7 +324,9 @@ def test_a_filter_nobody_passes_ends_the_search_before_later_ones_are_checked(en
     ]
     for first in nobody:
         assert _names(engine, resources={"CUSTOM_NOPE": 1}, **first) == []
-    with pytest.raises(errors.BadRequest, match="No such resource class CUSTOM_NOPE"):
+    with pytest.raises(
+        exceptions.ResourceClassNotFound, match="No such resource class CUSTOM_NOPE"
+    ):
         _names(
             engine,
             resources={"CUSTOM_NOPE": 1},

@@ -29,9 +29,9 @@ class ActionPlan(base.Resource):
         base.send_json(resp, render.action_plan(req, found, detail=True))
 
     @responder(policy.ACTION_PLAN_UPDATE, lookup=_PLAN, body=Body(bodies.ACTION_PLAN_PATCH))
-    def on_patch(self, req: falcon.Request, resp: falcon.Response, found: dict, body: list) -> None:
+    def on_patch(self, req: falcon.Request, resp: falcon.Response, found: dict, data: list) -> None:
         # Operations apply in order, so the last one names the state asked for.
-        plan = plans.update_state(self.deps.engine, found["uuid"], body[-1]["value"])
+        plan = plans.update_state(self.deps.engine, found["uuid"], data[-1]["value"])
         base.send_json(resp, render.action_plan(req, plan, detail=True))
 
     @responder(policy.ACTION_PLAN_DELETE, lookup=_PLAN)

@@ -40,9 +40,9 @@ class Action(base.Resource):
         minimum=mv.ACTION_UPDATE,
         body=Body(bodies.ACTION_PATCH),
     )
-    def on_patch(self, req: falcon.Request, resp: falcon.Response, found: dict, body: list) -> None:
+    def on_patch(self, req: falcon.Request, resp: falcon.Response, found: dict, data: list) -> None:
         # Operations apply in order: the last one on each path wins.
-        values = {operation["path"]: operation["value"] for operation in body}
+        values = {operation["path"]: operation["value"] for operation in data}
         action = actions.update_action(
             self.deps.engine,
             found["uuid"],

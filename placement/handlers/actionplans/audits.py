@@ -24,8 +24,8 @@ class Audits(base.Resource):
     on_get = _AuditList.on_get
 
     @responder(policy.AUDIT_CREATE, body=Body(bodies.AUDIT_CREATE, "audit_p"))
-    def on_post(self, req: falcon.Request, resp: falcon.Response, body: dict) -> None:
-        fields = audit_fields(body, base.version(req))
+    def on_post(self, req: falcon.Request, resp: falcon.Response, data: dict) -> None:
+        fields = audit_fields(data, base.version(req))
         options = actionplan_opts.planner_options(self.deps.conf)
         audit = audits.create_audit(self.deps.engine, options, fields)
         resp.location = base.absolute_url(req, f"/v1/audits/{audit['uuid']}")

@@ -1,10 +1,13 @@
-"""The per-responder preamble, declared once with :func:`responder`.
+"""The ``/v1`` responder preamble, declared once with :func:`responder`.
 
-Order, as upstream: microversion minimum; then either the policy check (lists
-and create) or the lookup of the addressed object followed by the policy
-check (single objects: 404 wins over 403); then the JSON body. Domain errors
-raised anywhere inside become HTTP errors through :data:`STATUS_OF`, the one
-table that maps them.
+Built on the same steps as Placement's (:func:`placement.handlers.base.preamble`),
+ordered as Watcher does: microversion minimum (a 400 there, not a 404); then
+either the policy check (lists and create) or the lookup of the addressed
+object followed by the policy check (single objects: 404 wins over 403); then
+the JSON body. Domain errors raised by the lookup or the responder become
+HTTP errors through :data:`STATUS_OF`, the one table that maps them
+(:data:`PATCH_STATUS_OF` for a refused JSON-Patch), with the helper every
+handler uses (``base.http_error``).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import falcon
 
-from placement import auth, errors, policy
+from placement import errors
 from placement import microversion as mv
 from placement.actionplans import errors as domain
 from placement.db import transaction
@@ -27,29 +30,26 @@ if TYPE_CHECKING:
     from sqlalchemy.engine import Connection
 
 #: Domain error family → the HTTP error answering it (first match wins).
-STATUS_OF: tuple[tuple[type[domain.ActionPlanError], type[errors.PlacementError]], ...] = (
-    (domain.NotFound, errors.NotFound),
-    (domain.Conflict, errors.Conflict),
-    (domain.Invalid, errors.BadRequest),
-)
+STATUS_OF: base.Answers = {
+    domain.NotFound: base.Answer(errors.NotFound),
+    domain.Conflict: base.Answer(errors.Conflict),
+    domain.Invalid: base.Answer(errors.BadRequest),
+}
+#: The same for a PATCH: a refused one quotes the patch, as upstream.
+PATCH_STATUS_OF: base.Answers = {
+    **STATUS_OF,
+    domain.Invalid: base.Answer(
+        errors.BadRequest, "Couldn't apply patch '{patch!r}'. Reason: {message}"
+    ),
+}
 
 _WATCHER_DENIAL = "Policy doesn't allow {rule} to be performed."
 
 
-def http_error(exc: domain.ActionPlanError, patch: Any = None) -> errors.PlacementError:
-    """The HTTP error for a domain error; a refused PATCH quotes the patch, as upstream."""
-    for family, http in STATUS_OF:
-        if isinstance(exc, family):
-            message = str(exc)
-            if patch is not None and http is errors.BadRequest:
-                message = f"Couldn't apply patch '{patch!r}'. Reason: {message}"
-            return http(message)
-    return errors.InternalError(str(exc))
-
-
 @dataclass(frozen=True)
 class Lookup:
-    """How a responder finds the object its path names (passed on as ``found``).
+    """How a responder finds the object its path names: a preamble step that
+    takes the path's ``ident`` and passes the object on as ``found``.
 
     ``uuid_field`` set: the path must hold a uuid, else 400 naming that field
     (action plans and actions are addressed by uuid only).
@@ -58,16 +58,20 @@ class Lookup:
     get: Callable[[Connection, str], dict]
     uuid_field: str | None = None
 
-    def __call__(self, engine: Any, ident: str) -> dict:
+    def __call__(self, call: base.Call) -> None:
+        ident = call.kwargs.pop("ident")
         if self.uuid_field is not None:
             validation.uuid_field(self.uuid_field, ident)
-        with transaction.reader(engine) as conn:
-            return self.get(conn, ident)
+        try:
+            with transaction.reader(call.resource.deps.engine) as conn:
+                call.kwargs["found"] = self.get(conn, ident)
+        except domain.ActionPlanError as exc:
+            raise base.http_error(exc, STATUS_OF) from None
 
 
 @dataclass(frozen=True)
 class Body:
-    """The JSON body a responder takes (passed on as ``body``).
+    """The JSON body a responder takes: a preamble step passing it on as ``data``.
 
     ``argument`` set: an object checked attribute by attribute and named so in
     upstream's messages; otherwise a document (JSON-Patch) checked whole, and
@@ -77,16 +81,17 @@ class Body:
     schema: dict[str, Any]
     argument: str | None = None
 
-    def read(self, req: falcon.Request) -> Any:
-        data = validation.read_json(req.bounded_stream.read())
+    def __call__(self, call: base.Call) -> None:
+        data = validation.read_json(call.req.bounded_stream.read())
         if self.argument is not None:
             validation.check_object(data, self.schema, self.argument)
         else:
             validation.check_document(data, self.schema, "patch")
-        return data
+        call.kwargs["data"] = data
 
 
-Responder = Callable[..., None]
+def _too_old(minimum: mv.Version) -> errors.PlacementError:
+    return errors.BadRequest(f"API microversion {minimum} or higher is required.")
 
 
 def responder(
@@ -95,36 +100,34 @@ def responder(
     lookup: Lookup | None = None,
     minimum: mv.Version | None = None,
     body: Body | None = None,
-) -> Callable[[Responder], Responder]:
-    """Declare a responder's preamble; the responder gets ``found``/``body`` keywords."""
+) -> Callable[[base.Responder], base.Responder]:
+    """Declare a ``/v1`` responder's preamble in Watcher's order (see the module).
 
-    def decorate(method: Responder) -> Responder:
+    The responder gets ``found`` and ``data`` keywords; the domain errors it
+    raises become HTTP errors, a refused JSON-Patch quoted.
+    """
+    steps: list[base.Step] = []
+    if minimum is not None:
+        steps.append(base.since(minimum, _too_old))
+    if lookup is not None:
+        steps.append(lookup)
+    steps.append(base.authorized(rule, denial=_WATCHER_DENIAL))
+    if body is not None:
+        steps.append(body)
+    quote_patch = body is not None and body.argument is None
+
+    def decorate(method: base.Responder) -> base.Responder:
         @functools.wraps(method)
-        def run(
-            resource: base.Resource, req: falcon.Request, resp: falcon.Response, **path: str
+        def translated(
+            resource: base.Resource, req: falcon.Request, resp: falcon.Response, **kwargs: Any
         ) -> None:
-            if minimum is not None and base.version(req) < minimum:
-                raise errors.BadRequest(f"API microversion {minimum} or higher is required.")
-            kwargs: dict[str, Any] = {}
-            data = None
             try:
-                if lookup is not None:
-                    kwargs["found"] = lookup(resource.deps.engine, path["ident"])
-                authorize(resource, req, rule)
-                if body is not None:
-                    data = kwargs["body"] = body.read(req)
                 method(resource, req, resp, **kwargs)
             except domain.ActionPlanError as exc:
-                patch = data if body is not None and body.argument is None else None
-                raise http_error(exc, patch) from None
+                patch = kwargs["data"] if quote_patch else None
+                table = STATUS_OF if patch is None else PATCH_STATUS_OF
+                raise base.http_error(exc, table, patch=patch) from None
 
-        return run
+        return base.preamble(*steps)(translated)
 
     return decorate
-
-
-def authorize(resource: base.Resource, req: falcon.Request, rule: str) -> None:
-    """Watcher's rule check, with Watcher's denial message."""
-    policy.authorize(
-        resource.deps.enforcer, req.env[auth.ENVIRON_KEY], rule, denial=_WATCHER_DENIAL
-    )

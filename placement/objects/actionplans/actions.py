@@ -23,6 +23,12 @@ LISTING = paging.Listing(
     unsortable=frozenset(
         {"input_parameters", "parents", "position", "started_at", "finished_at", "attempts"}
     ),
+    filters={
+        "action_plan_uuid": lambda uuid: t.action_plans.c.uuid == canonical_uuid(uuid),
+        "audit_uuid": lambda uuid: t.action_plans.c.audit_id.in_(
+            select(t.audits.c.id).where(t.audits.c.uuid == canonical_uuid(uuid)).scalar_subquery()
+        ),
+    },
 )
 
 
@@ -33,13 +39,7 @@ def list_actions(
     audit_uuid: str | None = None,
 ) -> list[dict]:
     """One page of actions; filter by plan or by audit (the API refuses both at once)."""
-    query = LISTING.query()
-    if action_plan_uuid is not None:
-        query = query.where(t.action_plans.c.uuid == canonical_uuid(action_plan_uuid))
-    if audit_uuid is not None:
-        audit_ids = select(t.audits.c.id).where(t.audits.c.uuid == canonical_uuid(audit_uuid))
-        query = query.where(t.action_plans.c.audit_id.in_(audit_ids.scalar_subquery()))
-    return paging.fetch(conn, LISTING, query, page)
+    return LISTING.fetch_page(conn, page, action_plan_uuid=action_plan_uuid, audit_uuid=audit_uuid)
 
 
 def get_action(conn: Connection, uuid: str) -> dict:

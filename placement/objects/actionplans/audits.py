@@ -33,6 +33,10 @@ LISTING = paging.Listing(
     },
     unsortable=frozenset({"parameters", "scope"}),
     hidden=frozenset({"deleted"}),
+    filters={
+        "goal": lambda goal: by_uuid_or_name(t.goals, goal),
+        "strategy": lambda strategy: by_uuid_or_name(_strategy, strategy),
+    },
 )
 
 
@@ -40,12 +44,7 @@ def list_audits(
     conn: Connection, page: paging.Page, goal: str | None = None, strategy: str | None = None
 ) -> list[dict]:
     """One page of audits; ``goal``/``strategy`` (uuid or name) filter, unknown ones match none."""
-    query = LISTING.query()
-    if goal is not None:
-        query = query.where(by_uuid_or_name(t.goals, goal))
-    if strategy is not None:
-        query = query.where(by_uuid_or_name(_strategy, strategy))
-    return paging.fetch(conn, LISTING, query, page)
+    return LISTING.fetch_page(conn, page, goal=goal, strategy=strategy)
 
 
 def get_audit(conn: Connection, ident: str) -> dict:

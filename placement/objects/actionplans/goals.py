@@ -18,7 +18,7 @@ LISTING = paging.Listing(
 
 def list_goals(conn: Connection, page: paging.Page) -> list[dict]:
     """One page of goals (default: catalog order)."""
-    return paging.fetch(conn, LISTING, LISTING.query(), page)
+    return LISTING.fetch_page(conn, page)
 
 
 def get_goal(conn: Connection, ident: str) -> dict:

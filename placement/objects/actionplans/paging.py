@@ -10,7 +10,7 @@ all three databases.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,7 +51,8 @@ class Listing:
     The result dicts' keys are ``table``'s column names (less ``hidden``) and the
     keys of ``joined``, whose expressions come from ``source`` (``table`` joined to
     what names it shows); every key but ``unsortable`` ones (JSON) may be sorted
-    on. ``kind`` names the resource in NotFound errors.
+    on. ``kind`` names the resource in NotFound errors. ``filters`` are the
+    keyword filters of :meth:`fetch_page`, each a value → condition.
     """
 
     kind: str
@@ -60,6 +61,7 @@ class Listing:
     joined: Mapping[str, ColumnElement[Any]] = field(default_factory=dict)
     unsortable: frozenset[str] = frozenset()
     hidden: frozenset[str] = frozenset()
+    filters: Mapping[str, Callable[[str], ColumnElement[bool]]] = field(default_factory=dict)
 
     @functools.cached_property
     def columns(self) -> dict[str, ColumnElement[Any]]:
@@ -78,6 +80,13 @@ class Listing:
             .select_from(self.source)
             .where(self.table.c.deleted_at.is_(None))
         )
+
+    def fetch_page(self, conn: Connection, page: Page, **wanted: str | None) -> list[dict]:
+        """One page of live rows, filtered by each of ``wanted`` that is not None."""
+        conditions = [
+            self.filters[name](value) for name, value in wanted.items() if value is not None
+        ]
+        return _fetch(conn, self, self.query().where(*conditions), page)
 
     def one(self, conn: Connection, condition: ColumnElement[bool], ident: str) -> dict:
         """The live row matching ``condition``; NotFound naming ``ident`` otherwise."""
@@ -98,7 +107,7 @@ class Listing:
             raise Invalid("Limit must be positive")
 
 
-def fetch(conn: Connection, listing: Listing, query: Select, page: Page) -> list[dict]:
+def _fetch(conn: Connection, listing: Listing, query: Select, page: Page) -> list[dict]:
     """The rows of ``query`` (built from ``listing.columns``) on ``page``, as dicts."""
     listing.check(page)
     key = listing.columns[page.sort_key]

@@ -29,6 +29,10 @@ LISTING = paging.Listing(
     unsortable=frozenset(
         {"efficacy_indicators", "global_efficacy", "applier_id", "lease_expires_at"}
     ),
+    filters={
+        "audit_uuid": lambda uuid: t.audits.c.uuid == canonical_uuid(uuid),
+        "strategy": lambda strategy: by_uuid_or_name(t.strategies, strategy),
+    },
 )
 
 
@@ -39,12 +43,7 @@ def list_plans(
     strategy: str | None = None,
 ) -> list[dict]:
     """One page of plans; ``audit_uuid`` and ``strategy`` (uuid or name) filter."""
-    query = LISTING.query()
-    if audit_uuid is not None:
-        query = query.where(t.audits.c.uuid == canonical_uuid(audit_uuid))
-    if strategy is not None:
-        query = query.where(by_uuid_or_name(t.strategies, strategy))
-    return paging.fetch(conn, LISTING, query, page)
+    return LISTING.fetch_page(conn, page, audit_uuid=audit_uuid, strategy=strategy)
 
 
 def get_plan(conn: Connection, uuid: str) -> dict:

@@ -14,15 +14,13 @@ LISTING = paging.Listing(
     source=t.strategies.join(t.goals, t.goals.c.id == t.strategies.c.goal_id),
     joined={"goal_uuid": t.goals.c.uuid, "goal_name": t.goals.c.name},
     unsortable=frozenset({"parameters_spec"}),
+    filters={"goal": lambda goal: by_uuid_or_name(t.goals, goal)},
 )
 
 
 def list_strategies(conn: Connection, page: paging.Page, goal: str | None = None) -> list[dict]:
     """One page of strategies; ``goal`` (uuid or name) filters, an unknown one matches none."""
-    query = LISTING.query()
-    if goal is not None:
-        query = query.where(by_uuid_or_name(t.goals, goal))
-    return paging.fetch(conn, LISTING, query, page)
+    return LISTING.fetch_page(conn, page, goal=goal)
 
 
 def get_strategy(conn: Connection, ident: str) -> dict:

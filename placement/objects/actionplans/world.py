@@ -10,31 +10,28 @@ from __future__ import annotations
 from collections import defaultdict
 
 import os_traits
-from sqlalchemy import Exists, func, select
+from sqlalchemy import func, select
 from sqlalchemy.engine import Connection
 
 from placement.actionplans.world import Consumer, Node, World
 from placement.db import tables
+from placement.objects import conditions
 
 _RP = tables.resource_providers
-
-
-def _with_trait(name: str) -> Exists:
-    link, traits = tables.resource_provider_traits, tables.traits
-    return (
-        select(link.c.resource_provider_id)
-        .join(traits, traits.c.id == link.c.trait_id)
-        .where(link.c.resource_provider_id == _RP.c.id, traits.c.name == name)
-        .exists()
-    )
 
 
 def read_world(conn: Connection) -> World:
     """Every provider tree whose root does not share via aggregate, in root id order."""
     roots = conn.execute(
-        select(_RP.c.id, _RP.c.uuid, _RP.c.name, _with_trait(os_traits.COMPUTE_STATUS_DISABLED))
+        select(
+            _RP.c.id,
+            _RP.c.uuid,
+            _RP.c.name,
+            conditions.has_trait_named(_RP.c.id, os_traits.COMPUTE_STATUS_DISABLED),
+        )
         .where(
-            _RP.c.parent_provider_id.is_(None), ~_with_trait(os_traits.MISC_SHARES_VIA_AGGREGATE)
+            _RP.c.parent_provider_id.is_(None),
+            ~conditions.has_trait_named(_RP.c.id, os_traits.MISC_SHARES_VIA_AGGREGATE),
         )
         .order_by(_RP.c.id)
     ).all()
@@ -47,7 +44,9 @@ def read_world(conn: Connection) -> World:
         .join(_RP, _RP.c.id == inv.c.resource_provider_id)
         .join(rc, rc.c.id == inv.c.resource_class_id)
     ):
-        capacity[root][name] = capacity[root].get(name, 0) + int((total - reserved) * ratio)
+        capacity[root][name] = capacity[root].get(name, 0) + int(
+            conditions.capacity(total, reserved, ratio)
+        )
     held: dict[int, dict[str, dict[str, int]]] = defaultdict(dict)
     usage: dict[int, dict[str, int]] = defaultdict(dict)
     for root, consumer, name, used in conn.execute(

@@ -15,10 +15,10 @@ from collections.abc import Iterator
 from oslo_config import cfg
 from sqlalchemy.engine import Engine
 
+from placement import filters
 from placement import microversion as mv
 from placement.candidates import engine as candidates
 from placement.candidates.request import CandidateRequest, RequestGroup
-from placement.objects import filters
 from placement.objects.actionplans.effects.holdings import Allocations
 from placement.objects.actionplans.effects.nodes import DISABLED_TRAIT
 

@@ -7,7 +7,7 @@ touched provider's and the consumer's generation. So a scheduler claiming at
 the same moment either waits for us or makes our swap fail; nothing is ever
 overcommitted. A lost swap becomes :class:`RunAgain` (the applier rolls back
 and runs the action again); a refused allocation raises
-:class:`placement.objects.allocation.InvalidAllocation` before anything is
+:class:`placement.objects.exceptions.InvalidAllocation` before anything is
 written.
 """
 
@@ -15,10 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import func, select
 from sqlalchemy.engine import Connection
 
-from placement.db import tables
 from placement.objects import allocation
 from placement.objects.actionplans.effects.races import run_again_on_race
 
@@ -49,32 +47,7 @@ class Holdings:
 
 def read(conn: Connection, consumer_uuid: str) -> Holdings | None:
     """What ``consumer_uuid`` holds now, or None when it holds nothing."""
-    alloc, rp, rc = tables.allocations, tables.resource_providers, tables.resource_classes
-    c, p, u = tables.consumers, tables.projects, tables.users
-    root = rp.alias("root")
-    rows = conn.execute(
-        select(
-            rp.c.uuid,
-            root.c.uuid.label("root_uuid"),
-            rc.c.name.label("class_name"),
-            alloc.c.used,
-            c.c.generation,
-            c.c.project_id,
-            c.c.user_id,
-            p.c.external_id.label("project"),
-            u.c.external_id.label("user"),
-        )
-        .select_from(
-            alloc.join(rp, rp.c.id == alloc.c.resource_provider_id)
-            .join(root, root.c.id == func.coalesce(rp.c.root_provider_id, rp.c.id))
-            .join(rc, rc.c.id == alloc.c.resource_class_id)
-            .join(c, c.c.uuid == alloc.c.consumer_id)
-            .join(p, p.c.id == c.c.project_id)
-            .join(u, u.c.id == c.c.user_id)
-        )
-        .where(alloc.c.consumer_id == consumer_uuid)
-        .order_by(alloc.c.id)
-    ).all()
+    rows = allocation.consumer_rows(conn, consumer_uuid, with_roots=True)
     if not rows:
         return None
     held: Allocations = {}
@@ -86,7 +59,7 @@ def read(conn: Connection, consumer_uuid: str) -> Holdings | None:
         project_id=first.project,
         user_id=first.user,
         owner=allocation.Owner(first.project_id, first.user_id, None),
-        generation=first.generation,
+        generation=first.consumer_generation,
         allocations=held,
         roots={row.uuid: row.root_uuid for row in rows},
     )

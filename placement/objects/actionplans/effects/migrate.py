@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlalchemy.engine import Connection
 
-from placement.objects import allocation
+from placement.objects import exceptions
 from placement.objects import resource_provider as rp_obj
 from placement.objects.actionplans.effects import base, destinations, holdings, nodes
 from placement.objects.actionplans.effects.builtin import BuiltinType
@@ -56,7 +56,7 @@ def migrate(conn: Connection, params: dict[str, Any], env: base.RunEnv) -> base.
     ):
         try:
             holdings.rewrite(conn, held, holdings.merge(staying, proposal))
-        except allocation.InvalidAllocation as exc:
+        except exceptions.InvalidAllocation as exc:
             refusal = exc
             continue
         return base.succeeded()

@@ -11,6 +11,7 @@ from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
 from placement.db import tables
+from placement.objects import conditions
 from placement.objects import resource_provider as rp_obj
 
 _RP = tables.resource_providers
@@ -40,13 +41,9 @@ def tree_providers(conn: Connection, node: rp_obj.Provider) -> list[rp_obj.Provi
 
 def has_trait(conn: Connection, provider_id: int, name: str) -> bool:
     """Whether the provider carries trait ``name``."""
-    link, traits = tables.resource_provider_traits, tables.traits
-    found = conn.execute(
-        select(link.c.trait_id)
-        .join(traits, traits.c.id == link.c.trait_id)
-        .where(link.c.resource_provider_id == provider_id, traits.c.name == name)
-    ).first()
-    return found is not None
+    return conditions.anyone(
+        conn, _RP.c.id == provider_id, conditions.has_trait_named(_RP.c.id, name)
+    )
 
 
 def is_disabled(conn: Connection, node: rp_obj.Provider) -> bool:

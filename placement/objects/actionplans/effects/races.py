@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from placement import errors
+from placement.objects import exceptions
 from placement.objects.actionplans.effects.base import RunAgain
 
 
@@ -13,12 +13,12 @@ from placement.objects.actionplans.effects.base import RunAgain
 def run_again_on_race() -> Iterator[None]:
     """Re-raise a provider or consumer generation conflict as :class:`RunAgain`.
 
-    Writes made before the lost swap are still in the transaction, which is
-    why the applier must roll it back rather than carry on.
+    A generation the action read earlier in its transaction and that has moved
+    since (:class:`~placement.objects.exceptions.StaleGeneration`) is a lost
+    race too. Writes made before the lost swap are still in the transaction,
+    which is why the applier must roll it back rather than carry on.
     """
     try:
         yield
-    except errors.Conflict as exc:
-        if exc.code != errors.CONCURRENT_UPDATE:
-            raise
+    except (exceptions.ConcurrentUpdate, exceptions.StaleGeneration) as exc:
         raise RunAgain(str(exc)) from exc

@@ -16,7 +16,7 @@ from sqlalchemy.engine import Connection
 
 from placement import flavor_opts
 from placement.db import tables
-from placement.objects import allocation
+from placement.objects import exceptions
 from placement.objects import resource_provider as rp_obj
 from placement.objects.actionplans.effects import base, holdings
 from placement.objects.actionplans.effects.builtin import BuiltinType
@@ -70,7 +70,7 @@ def resize(conn: Connection, params: dict[str, Any], env: base.RunEnv) -> base.O
         return base.failed_pre_condition(f"node {root.name} has no inventory of {placed}")
     try:
         holdings.rewrite(conn, held, holdings.merge(held.elsewhere(root.uuid), placed))
-    except allocation.InvalidAllocation as exc:
+    except exceptions.InvalidAllocation as exc:
         return base.failed_execute(exc.message)
     return base.succeeded()
 

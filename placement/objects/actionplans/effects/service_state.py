@@ -28,7 +28,7 @@ def set_disabled(conn: Connection, node: rp_obj.Provider, disabled: bool) -> boo
     """Add or remove the disabled trait on ``node``; False when it was already so."""
     if nodes.has_trait(conn, node.id, nodes.DISABLED_TRAIT) == disabled:
         return False
-    (trait_id,) = trait.trait_ids_by_name(conn, [nodes.DISABLED_TRAIT]).values()
+    trait_id = trait.trait_id(conn, nodes.DISABLED_TRAIT)
     link = tables.resource_provider_traits
     with run_again_on_race():
         rp_obj.increment_generation(conn, node.id, node.generation)

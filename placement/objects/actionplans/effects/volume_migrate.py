@@ -12,7 +12,7 @@ from typing import Any
 import os_traits
 from sqlalchemy.engine import Connection
 
-from placement.objects import allocation
+from placement.objects import exceptions
 from placement.objects import resource_provider as rp_obj
 from placement.objects.actionplans.effects import base, holdings, nodes
 from placement.objects.actionplans.effects.builtin import BuiltinType
@@ -42,7 +42,7 @@ def volume_migrate(conn: Connection, params: dict[str, Any], env: base.RunEnv) -
     arriving = {destination.uuid: holdings.totals(moving)}
     try:
         holdings.rewrite(conn, held, holdings.merge(staying, arriving))
-    except allocation.InvalidAllocation as exc:
+    except exceptions.InvalidAllocation as exc:
         return base.failed_execute(exc.message)
     return base.succeeded()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os_traits
 import pytest
 
-from placement.objects import allocation
+from placement.objects import exceptions
 from placement.objects.actionplans.effects.power_state import (
     CHANGE_NODE_POWER_STATE,
     TURN_HOST_TO_ACPI_S3_STATE,
@@ -45,7 +45,7 @@ def test_power_off_serves_nothing_and_on_restores_exactly(cloud):
     assert cloud.run(CHANGE_NODE_POWER_STATE, off).state == "SUCCEEDED"
     for provider, totals in ((node, {"VCPU": 8, "MEMORY_MB": 1024}), (child, {"VGPU": 4})):
         assert {rc: i.reserved for rc, i in cloud.inventories(provider).items()} == totals
-    with pytest.raises(allocation.InvalidAllocation):
+    with pytest.raises(exceptions.InvalidAllocation):
         cloud.claim({node.uuid: {"VCPU": 1}})
     again = cloud.run(TURN_HOST_TO_ACPI_S3_STATE, {"resource_id": node.uuid})
     assert again.message == f"Action was skipped automatically: node {node.uuid} is already off"
@@ -86,7 +86,7 @@ def test_power_off_racing_claims(cloud):
             return cloud.run(CHANGE_NODE_POWER_STATE, {"resource_id": "n1", "state": "off"}).state
         try:
             cloud.claim({node.uuid: {"VCPU": 1}})
-        except allocation.InvalidAllocation:
+        except exceptions.InvalidAllocation:
             return "REFUSED"
         return "CLAIMED"
 

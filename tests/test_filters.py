@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from placement import errors
+from placement import errors, filters
 from placement import microversion as mv
-from placement.objects import filters
 
 V = mv.Version
 AGG_A = "7fade9e1-ab01-4d1b-84db-ac74f740bb42"

@@ -7,12 +7,18 @@ microversion allows is a parameter of the parser, and every rejection is a
 400 with upstream's exact text. Callers pass *all* values of a repeated key,
 in order (``base.query_pairs``); the parsers apply upstream's rules about
 repeats themselves.
+
+The same two filter types carry names (``TraitFilter[str]``, aggregate
+uuids) as parsed here and ids once the object layer has looked the names up
+(``TraitFilter[int]``); ``placement.objects.conditions`` turns the latter
+into SQL for provider listing and the candidates engine alike.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from oslo_utils import uuidutils
 
@@ -25,23 +31,29 @@ _BAD_RESOURCES = (
 )
 _QUERY_PREFIX = "Invalid query string parameters: "
 
+#: What a filter names its traits or aggregates by: names/uuids or ids.
+Key = TypeVar("Key", str, int)
+
 
 @dataclass(frozen=True)
-class TraitFilter:
+class TraitFilter(Generic[Key]):
     """Each set in ``required`` needs at least one of its traits (sets are
     ANDed); no trait of ``forbidden`` may be present."""
 
-    required: tuple[frozenset[str], ...] = ()
-    forbidden: frozenset[str] = frozenset()
+    required: tuple[frozenset[Key], ...] = ()
+    forbidden: frozenset[Key] = frozenset()
+
+    def __bool__(self) -> bool:
+        return bool(self.required or self.forbidden)
 
 
 @dataclass(frozen=True)
-class AggregateFilter:
+class AggregateFilter(Generic[Key]):
     """Membership in at least one aggregate of each ``member_of`` set (sets
     ANDed) and in none of ``forbidden``."""
 
-    member_of: tuple[frozenset[str], ...] = ()
-    forbidden: frozenset[str] = frozenset()
+    member_of: tuple[frozenset[Key], ...] = ()
+    forbidden: frozenset[Key] = frozenset()
 
 
 def parse_resources(value: str) -> dict[str, int]:
@@ -68,7 +80,7 @@ def parse_resources(value: str) -> dict[str, int]:
     return amounts
 
 
-def parse_required(values: Sequence[str], version: mv.Version) -> TraitFilter:
+def parse_required(values: Sequence[str], version: mv.Version) -> TraitFilter[str]:
     """All values of one ``required<S>`` key, in request order.
 
     ``!T`` needs 1.22; ``in:`` and repeating the key need 1.39 (before that
@@ -127,7 +139,7 @@ def _parse_traits(
 
 def parse_member_of(
     values: Sequence[str], version: mv.Version, suffix: str = ""
-) -> AggregateFilter:
+) -> AggregateFilter[str]:
     """All values of one ``member_of<S>`` key, in request order.
 
     Repeating the key needs 1.24, ``!`` needs 1.32.

@@ -1,0 +1,163 @@
+"""Traits, aggregates and capacity in SQL, said once for every reader.
+
+Provider listing (``GET /resource_providers?required=…&member_of=…&resources=…``)
+and the allocation-candidates engine ask the same questions of a provider;
+both build their answers from here, on a provider id column:
+
+* :func:`has_traits` and :func:`in_aggregates` take the query string's
+  filters once their names are ids (``TraitFilter[int]``,
+  ``AggregateFilter[int]``, from :func:`trait_ids` and :func:`aggregate_ids`). Each
+  condition is a correlated ``EXISTS`` answered from the association table's
+  (provider, …) index alone: a query that looks at a few providers (one
+  window of trees) pays for those providers only, where an ``IN (SELECT …)``
+  would be computed over every provider of the deployment each time.
+* :func:`capacity` is what an inventory can hold, in Python and in SQL alike;
+  :func:`fits` adds usage (:func:`used`), min_unit, max_unit and step_size.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+import sqlalchemy
+from sqlalchemy import func, literal, select
+from sqlalchemy.engine import Connection
+
+from placement.db import tables
+from placement.filters import AggregateFilter, TraitFilter
+from placement.objects import exceptions, lookup
+
+_RP = tables.resource_providers
+
+_Number = TypeVar("_Number", float, sqlalchemy.ColumnElement)
+
+
+def has_traits(provider_id: sqlalchemy.ColumnElement, traits: TraitFilter[int]) -> list:
+    """SQL conditions on ``provider_id``: a trait of each required set, no
+    forbidden one."""
+    return _linked(
+        tables.resource_provider_traits, "trait_id", provider_id, traits.required, traits.forbidden
+    )
+
+
+def in_aggregates(provider_id: sqlalchemy.ColumnElement, aggregates: AggregateFilter[int]) -> list:
+    """SQL conditions on ``provider_id``: in one of each ``member_of`` set,
+    in none of ``forbidden``."""
+    return _linked(
+        tables.resource_provider_aggregates,
+        "aggregate_id",
+        provider_id,
+        aggregates.member_of,
+        aggregates.forbidden,
+    )
+
+
+def has_trait_named(provider_id: sqlalchemy.ColumnElement, name: str) -> sqlalchemy.Exists:
+    """``provider_id`` carries the trait called ``name``, looked up in the
+    same statement (for a fixed name, where no lookup of ids comes first)."""
+    link, traits = tables.resource_provider_traits, tables.traits
+    return (
+        select(link.c.resource_provider_id)
+        .join(traits, traits.c.id == link.c.trait_id)
+        .where(link.c.resource_provider_id == provider_id, traits.c.name == name)
+        .exists()
+    )
+
+
+def _linked(
+    link: sqlalchemy.Table,
+    column: str,
+    provider_id: sqlalchemy.ColumnElement,
+    any_of: tuple[frozenset[int], ...],
+    none_of: frozenset[int],
+) -> list:
+    """``provider_id`` has a ``link`` row whose ``column`` is in each of
+    ``any_of``, and none whose ``column`` is in ``none_of``."""
+
+    def exists_in(ids: frozenset[int]) -> sqlalchemy.Exists:
+        return (
+            select(link.c[column])
+            .where(link.c.resource_provider_id == provider_id, link.c[column].in_(sorted(ids)))
+            .exists()
+        )
+
+    conditions: list = [exists_in(ids) for ids in any_of]
+    if none_of:
+        conditions.append(~exists_in(none_of))
+    return conditions
+
+
+def trait_ids(conn: Connection, wanted: TraitFilter[str], *, message: str) -> TraitFilter[int]:
+    """``wanted`` in trait ids. An unknown name raises
+    :class:`~placement.objects.exceptions.TraitNotFound` with ``message``
+    (placeholders as in :func:`placement.objects.lookup.rows_by_name`);
+    names are looked up in upstream's order: each required set's sorted,
+    then the forbidden ones sorted."""
+    required = [name for any_of in wanted.required for name in sorted(any_of)]
+    ids = lookup.ids_by_name(
+        conn,
+        tables.traits,
+        required + sorted(wanted.forbidden),
+        message=message,
+        error=exceptions.TraitNotFound,
+    )
+    return TraitFilter(
+        tuple(frozenset(ids[name] for name in any_of) for any_of in wanted.required),
+        frozenset(ids[name] for name in wanted.forbidden),
+    )
+
+
+def aggregate_ids(conn: Connection, wanted: AggregateFilter[str]) -> AggregateFilter[int]:
+    """Ids of the aggregates that exist; a ``member_of`` set of only unknown
+    ones becomes empty (and can be met by nobody)."""
+    uuids = set().union(*wanted.member_of, wanted.forbidden)
+    if not uuids:
+        return AggregateFilter()
+    agg = tables.placement_aggregates
+    ids = dict(
+        conn.execute(select(agg.c.uuid, agg.c.id).where(agg.c.uuid.in_(sorted(uuids)))).all()
+    )
+    return AggregateFilter(
+        tuple(frozenset(ids[u] for u in any_of if u in ids) for any_of in wanted.member_of),
+        frozenset(ids[u] for u in wanted.forbidden if u in ids),
+    )
+
+
+def anyone(conn: Connection, *conditions: sqlalchemy.ColumnElement) -> bool:
+    """Whether any provider at all meets ``conditions`` on the providers table."""
+    return conn.execute(select(_RP.c.id).where(*conditions).limit(1)).first() is not None
+
+
+# --- capacity ------------------------------------------------------------------
+
+
+def capacity(total: _Number, reserved: _Number, allocation_ratio: _Number) -> _Number:
+    """``(total - reserved) * allocation_ratio``: the inventory's capacity,
+    on values or on columns (then a SQL expression).
+
+    The exact product, as the allocation check compares it; what reports or
+    subtracts whole units truncates it with ``int()``, as upstream does.
+    """
+    return (total - reserved) * allocation_ratio
+
+
+def used(
+    provider_id: sqlalchemy.ColumnElement, class_id: sqlalchemy.ColumnElement | int
+) -> sqlalchemy.ScalarSelect:
+    """Sum of allocations of one class on one provider (0 when none)."""
+    alloc = tables.allocations
+    return (
+        select(func.coalesce(func.sum(alloc.c.used), 0))
+        .where(alloc.c.resource_provider_id == provider_id, alloc.c.resource_class_id == class_id)
+        .scalar_subquery()
+    )
+
+
+def fits(inv: sqlalchemy.FromClause, used: sqlalchemy.ColumnElement, amount: int) -> list:
+    """``amount`` more fits the inventory: capacity, min/max unit, step size."""
+    return [
+        used + amount <= capacity(inv.c.total, inv.c.reserved, inv.c.allocation_ratio),
+        inv.c.min_unit <= amount,
+        inv.c.max_unit >= amount,
+        literal(amount) % inv.c.step_size == 0,
+    ]
