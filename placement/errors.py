@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import html
 import json
+import re
+from collections.abc import Callable
 from http import HTTPStatus
 
 from placement import microversion
@@ -63,10 +65,17 @@ class PlacementError(Exception):
     def explanation(self, environ: dict) -> str:
         return _EXPLANATIONS.get(self.status, "")
 
+    def body(self, environ: dict, escape: Callable[[str], str]) -> str:
+        """The body of upstream's error page: explanation, breaks, message.
+
+        Every format derives from it: HTML escapes the parts, the plain text
+        and JSON ``detail`` are :func:`_strip_tags` of the unescaped page.
+        """
+        return f"{escape(self.explanation(environ))}<br /><br />\n{escape(self.message)}\n\n"
+
     def detail(self, environ: dict) -> str:
         """The ``detail`` text: explanation, a blank line, the message."""
-        message = self.message.replace("\r", "").replace("\n", " ")
-        return f"{self.explanation(environ)}\n\n {message}  "
+        return _strip_tags(self.body(environ, str))
 
 
 class BadRequest(PlacementError):
@@ -90,14 +99,22 @@ class InternalError(PlacementError):
     status = 500
 
 
-class _TightDetail(PlacementError):
-    """Errors whose detail upstream renders without the trailing spaces."""
+class _OwnPage(PlacementError):
+    """Errors whose page upstream words around a request header or the method.
 
-    def detail(self, environ: dict) -> str:
-        return f"{self.explanation(environ)} \n\n {self.message}"
+    ``_page`` is the page body with ``{explanation}`` (which names that
+    value) and ``{message}``; line breaks and spaces as upstream's.
+    """
+
+    _page = "{explanation} <br /><br />\n{message}"
+
+    def body(self, environ: dict, escape: Callable[[str], str]) -> str:
+        return self._page.format(
+            explanation=escape(self.explanation(environ)), message=escape(self.message)
+        )
 
 
-class MethodNotAllowed(_TightDetail):
+class MethodNotAllowed(_OwnPage):
     status = 405
 
     def __init__(
@@ -113,7 +130,7 @@ class MethodNotAllowed(_TightDetail):
         return f"The method {method} is not allowed for this resource."
 
 
-class NotAcceptable(_TightDetail):
+class NotAcceptable(_OwnPage):
     status = 406
 
     def __init__(self, message: str, *, extra: dict | None = None) -> None:
@@ -124,12 +141,13 @@ class NotAcceptable(_TightDetail):
         accept = environ.get("HTTP_ACCEPT", "")
         return (
             "The resource could not be generated that was acceptable to "
-            f"your browser (content of type {accept}."
+            f"your browser\n(content of type {accept}."
         )
 
 
-class UnsupportedMediaType(_TightDetail):
+class UnsupportedMediaType(_OwnPage):
     status = 415
+    _page = "{explanation}\n<br /><br />\n{message}"
 
     def explanation(self, environ: dict) -> str:
         content_type = environ.get("CONTENT_TYPE") or None
@@ -150,30 +168,57 @@ def _title(status: int) -> str:
     return HTTPStatus(status).phrase
 
 
+# RFC 7231's grammar of an ``Accept`` header, which upstream's web framework
+# enforces: a header that does not follow it is treated as absent.
+_OWS = "[ \t]*"
+_TOKEN = r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+"
+_QUOTED = r'"(?:[\t \x21\x23-\x5b\x5d-\x7e\x80-\xff]|\\[\t \x21-\x7e\x80-\xff])*"'
+_VALUE = f"(?:{_TOKEN}|{_QUOTED})"
+_MEDIA_RANGE = (
+    f"(?P<range>{_TOKEN}/{_TOKEN})"
+    f"(?P<params>(?:{_OWS};{_OWS}(?![qQ]=){_TOKEN}={_VALUE})*)"
+    f"(?:{_OWS};{_OWS}[qQ]=(?P<q>0(?:\\.[0-9]{{0,3}})?|1(?:\\.0{{0,3}})?)"
+    f"(?:{_OWS};{_OWS}{_TOKEN}(?:={_VALUE})?)*)?"
+)
+_MEDIA_RANGE_RE = re.compile(_MEDIA_RANGE)
+_ELEMENT = re.sub(r"\?P<\w+>", "", _MEDIA_RANGE)  # the same, unnamed, to repeat
+_ACCEPT_RE = re.compile(f"(?:,|{_ELEMENT})(?:{_OWS},(?:{_OWS}{_ELEMENT})?)*")
+
+
+def _accept_ranges(accept: str) -> list[tuple[str, bool, float]] | None:
+    """``(type/subtype lower-cased, has media-type parameters, quality)`` per
+    range of the header, in order; None when the header breaks the grammar."""
+    if accept and not _ACCEPT_RE.fullmatch(accept):
+        return None
+    return [
+        (m["range"].lower(), bool(m["params"]), float(m["q"]) if m["q"] else 1.0)
+        for m in _MEDIA_RANGE_RE.finditer(accept)
+    ]
+
+
 def accept_quality(accept: str | None, media: str) -> float:
     """How much an ``Accept`` header wants ``media`` (0 = not at all).
 
-    The most specific matching range wins: ``type/sub``, then ``type/*``,
-    then ``*/*``. A missing header accepts everything.
+    As upstream (RFC 7231 through WebOb): the most specific matching range
+    wins (``type/sub``, then ``type/*``, then ``*/*``), the first of equally
+    specific ones; ``type/sub`` with media-type parameters never matches a
+    bare ``media``. A missing or unparsable header accepts everything.
     """
-    if not accept:
+    ranges = _accept_ranges(accept) if accept else None
+    if ranges is None:
         return 1.0
-    offers: dict[str, float] = {}
-    for part in accept.split(","):
-        fields = [f.strip() for f in part.split(";")]
-        quality = 1.0
-        for param in fields[1:]:
-            if param.startswith("q="):
-                try:
-                    quality = float(param[2:])
-                except ValueError:
-                    quality = 0.0
-        range_ = fields[0].lower()
-        offers[range_] = max(quality, offers.get(range_, 0.0))
-    for candidate in (media, f"{media.split('/')[0]}/*", "*/*"):
-        if candidate in offers:
-            return offers[candidate]
-    return 0.0
+    kind = media.split("/")[0]
+    best, quality = 0, 0.0
+    for range_, has_params, q in ranges:
+        if range_ == media:
+            specificity = 0 if has_params else 3
+        elif range_ == f"{kind}/*":
+            specificity = 2
+        else:
+            specificity = 1 if range_ == "*/*" else 0
+        if specificity > best:
+            best, quality = specificity, q
+    return quality
 
 
 def _preferred_format(accept: str | None) -> str:
@@ -187,6 +232,22 @@ def _preferred_format(accept: str | None) -> str:
     if json_q > 0:
         return "json"
     return "plain"
+
+
+_TAG = re.compile(r"<.*?>", re.S)
+_BREAK = re.compile(r"<br.*?>", re.I | re.S)
+
+
+def _strip_tags(page: str) -> str:
+    """Upstream's text form of a page: newlines become spaces, ``<br />``
+    a newline, and every other tag (in the message too) disappears."""
+    text = _BREAK.sub("\n", page.replace("\n", " ").replace("\r", ""))
+    return _TAG.sub("", text.replace("<!--", "").replace("-->", ""))
+
+
+def _html_escape(text: str) -> str:
+    """HTML-escaped and ASCII only: other characters as ``&#NNN;``, as upstream."""
+    return html.escape(text).encode("ascii", "xmlcharrefreplace").decode("ascii")
 
 
 def render(
@@ -214,8 +275,7 @@ def render(
     if fmt == "html":
         body = (
             f"<html>\n <head>\n  <title>{head}</title>\n </head>\n <body>\n"
-            f"  <h1>{head}</h1>\n  {html.escape(error.explanation(environ))}"
-            f"<br /><br />\n{html.escape(error.message)}\n\n\n </body>\n</html>"
+            f"  <h1>{head}</h1>\n  {error.body(environ, _html_escape)}\n </body>\n</html>"
         )
         return "text/html; charset=UTF-8", body.encode()
     return "text/plain; charset=UTF-8", f"{head}\n\n{detail}".encode()

@@ -7,7 +7,6 @@ Code compares the negotiated :class:`Version` against the names below
 
 from __future__ import annotations
 
-import re
 from typing import NamedTuple
 
 SERVICE_TYPE = "placement"
@@ -67,8 +66,6 @@ REPARENT_PROVIDERS = Version(1, 37)
 CONSUMER_TYPES = Version(1, 38)
 ANY_OF_TRAITS = Version(1, 39)
 
-_ENTRY = re.compile(r"^\s*(\S+)\s+(.*?)\s*$")
-
 
 class BadVersion(ValueError):
     """The header's value cannot be parsed as a version (answers 400)."""
@@ -82,33 +79,34 @@ def requested_value(header: str | None, service: str = SERVICE_TYPE) -> str | No
     """Return the text after the last ``service`` entry of the header.
 
     The header may carry several services (``compute 2.1, placement 1.5``);
-    entries for other services are ignored and the last one for us wins.
+    entries for other services, and ours without a value, are ignored and
+    the last one for us wins.
     """
     if not header:
         return None
-    found = None
-    for entry in header.split(","):
-        match = _ENTRY.match(entry)
-        if match and match.group(1).lower() == service:
-            found = match.group(2)
-    return found
+    for entry in reversed(header.split(",")):
+        words = entry.split(None, 1)
+        if len(words) == 2 and words[0].lower() == service:
+            return words[1].strip()
+    return None
 
 
 def parse(header: str | None) -> Version:
     """Negotiate the version a request asks for.
 
-    Absent → the minimum; ``latest`` → the maximum. Raises
-    :class:`BadVersion` or :class:`UnacceptableVersion`.
+    Absent → the minimum; ``latest`` (that spelling only) → the maximum.
+    Raises :class:`BadVersion` or :class:`UnacceptableVersion`. A bad value's
+    message ends with Python's own complaint about it, as upstream's does
+    (``1`` lacks the ``minor`` of :class:`Version`; ``LATEST`` is no number).
     """
     value = requested_value(header)
     if value is None:
         return MIN_VERSION
-    if value.strip().lower() == "latest":
+    if value == "latest":
         return MAX_VERSION
     try:
-        major, minor = value.split(".", 1)
-        version = Version(int(major), int(minor))
-    except ValueError as exc:
+        version = Version(*(int(part) for part in value.split(".", 1)))
+    except (ValueError, TypeError) as exc:
         raise BadVersion(f"invalid version string: {value}; {exc}") from None
     if not MIN_VERSION <= version <= MAX_VERSION:
         raise UnacceptableVersion(f"Unacceptable version header: {value}")

@@ -72,3 +72,84 @@ def test_plain_when_neither_json_nor_html():
 def test_json_when_html_ranks_lower():
     content_type, _ = _render(errors.NotFound("x"), accept="application/json, text/html;q=0.5")
     assert content_type == "application/json"
+
+
+def _page(status_line: str, body: str) -> bytes:
+    return (
+        f"<html>\n <head>\n  <title>{status_line}</title>\n </head>\n <body>\n"
+        f"  <h1>{status_line}</h1>\n  {body}\n </body>\n</html>"
+    ).encode()
+
+
+def test_not_acceptable_page_has_upstream_line_breaks():
+    _, body = _render(errors.NotAcceptable("Only application/json is provided"), accept="text/html")
+    assert body == _page(
+        "406 Not Acceptable",
+        "The resource could not be generated that was acceptable to your browser\n"
+        "(content of type text/html. <br /><br />\nOnly application/json is provided",
+    )
+
+
+def test_method_not_allowed_page_has_upstream_line_breaks():
+    _, body = _render(errors.MethodNotAllowed("GET"), accept="text/html", REQUEST_METHOD="PUT")
+    assert body == _page(
+        "405 Method Not Allowed",
+        "The method PUT is not allowed for this resource. <br /><br />\n"
+        "The method specified is not allowed for this resource.",
+    )
+
+
+def test_unsupported_media_type_page_has_upstream_line_breaks():
+    error = errors.UnsupportedMediaType("The media type x/y is not supported")
+    _, body = _render(error, accept="text/html", CONTENT_TYPE="x/y")
+    assert body == _page(
+        "415 Unsupported Media Type",
+        "The request media type x/y is not supported by this server.\n<br /><br />\n"
+        "The media type x/y is not supported",
+    )
+
+
+def test_other_pages_end_with_blank_lines():
+    _, body = _render(errors.NotFound("gone"), accept="text/html")
+    assert body == _page("404 Not Found", "The resource could not be found.<br /><br />\ngone\n\n")
+
+
+def test_html_pages_are_ascii_with_character_references():
+    _, body = _render(errors.NotFound("<é☃>"), accept="text/html")
+    assert b"&lt;&#233;&#9731;&gt;" in body
+
+
+def test_text_forms_drop_tags_as_upstream():
+    error = errors.UnsupportedMediaType("The media type text/<b>x</b> is not supported")
+    _, body = _render(error, CONTENT_TYPE="text/<b>x</b>")
+    assert json.loads(body)["errors"][0]["detail"] == (
+        "The request media type text/x is not supported by this server. \n\n "
+        "The media type text/x is not supported"
+    )
+    _, body = _render(errors.NotFound("a<br>b"), accept="text/plain")
+    assert body.endswith(b"\n\n a\nb  ")
+
+
+def test_unparsable_accept_accepts_everything_and_prefers_html():
+    for accept in ("\xff;;q=abc", "application/json;q=abc", "application/json;q=1.5", ",x/y"):
+        assert errors.accept_quality(accept, "application/json") == 1.0
+        assert _render(errors.NotFound("x"), accept=accept)[0].startswith("text/html")
+
+
+def test_first_of_equally_specific_ranges_wins():
+    assert errors.accept_quality("application/json;q=0, application/json", "application/json") == 0
+    assert errors.accept_quality("application/json, application/json;q=0", "application/json") == 1
+
+
+def test_a_range_with_parameters_does_not_match_the_bare_type():
+    assert errors.accept_quality("application/json;charset=utf-8", "application/json") == 0
+    assert errors.accept_quality("application/*;charset=utf-8", "application/json") == 1
+    content_type, _ = _render(errors.NotFound("x"), accept="application/json, text/html;level=1")
+    assert content_type == "application/json"
+
+
+def test_more_specific_range_overrides_wildcards():
+    accept = "*/*;q=0.9, application/*;q=0.1, text/html;q=0"
+    assert errors.accept_quality(accept, "application/json") == 0.1
+    assert errors.accept_quality(accept, "text/html") == 0
+    assert errors.accept_quality(accept, "image/png") == 0.9

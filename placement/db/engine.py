@@ -254,3 +254,27 @@ def wait_for_database(engine: Engine, *, max_retries: int = 10, retry_interval: 
                 "" if max_retries < 0 else f"/{max_retries}",
             )
             time.sleep(retry_interval)
+
+
+_THREE_BYTE_UTF8 = {"utf8", "utf8mb3"}
+
+
+def holds_only_3byte_text(engine: Engine) -> bool:
+    """Whether the database stores text as 3-byte UTF-8 (MySQL's utf8mb3).
+
+    A MariaDB/MySQL database created ``CHARACTER SET utf8`` cannot hold a
+    character beyond U+FFFF (an emoji): writing one fails ("Incorrect string
+    value") and so does comparing a column with one ("Illegal mix of
+    collations"). The columns' own character sets count (tables may have
+    been converted one by one); before there are tables, the database's.
+    """
+    if engine.dialect.name not in ("mysql", "mariadb"):
+        return False
+    with engine.connect() as conn:
+        charsets = set(
+            conn.exec_driver_sql(
+                "SELECT DISTINCT LOWER(CHARACTER_SET_NAME) FROM information_schema.COLUMNS"
+                " WHERE TABLE_SCHEMA = DATABASE() AND CHARACTER_SET_NAME IS NOT NULL"
+            ).scalars()
+        ) or {str(conn.exec_driver_sql("SELECT @@character_set_database").scalar()).lower()}
+    return bool(charsets & _THREE_BYTE_UTF8)

@@ -14,10 +14,10 @@ import datetime
 import email.utils
 import functools
 import json
+import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
-from urllib.parse import parse_qsl
 
 import falcon
 import jsonschema
@@ -292,13 +292,61 @@ _BODY_FORMATS.checks("uuid")(uuidutils.is_uuid_like)
 _QUERY_FORMATS = jsonschema.FormatChecker()
 
 
+def read_body(req: falcon.Request) -> bytes:
+    """The request body's bytes.
+
+    Without ``Content-Length`` (a chunked body) the whole input is read when
+    the server says it ends (``wsgi.input_terminated``, as gunicorn does), as
+    upstream reads it; otherwise ``Content-Length`` bytes, none without it.
+    """
+    if req.content_length is None and req.env.get("wsgi.input_terminated"):
+        return req.stream.read()
+    return req.bounded_stream.read()
+
+
 def read_json(req: falcon.Request) -> Any:
-    """The request body parsed as JSON; 400 ``Malformed JSON`` otherwise."""
-    raw = req.bounded_stream.read()
+    """The request body parsed as JSON; 400 ``Malformed JSON`` otherwise.
+
+    On a database of 3-byte text (``req.context.three_byte_text``, see
+    :func:`require_storable`) a string it could not store is a 400 too.
+    """
+    raw = read_body(req)
     try:
-        return json.loads(raw.decode("utf-8") if raw else "")
+        data = json.loads(raw.decode("utf-8") if raw else "")
     except (ValueError, UnicodeDecodeError) as exc:
         raise errors.BadRequest(f"Malformed JSON: {exc}") from None
+    if getattr(req.context, "three_byte_text", False):
+        _require_storable_json(data, "")
+    return data
+
+
+def require_storable(field: str, text: str) -> None:
+    """400 naming ``field`` when ``text`` has a character beyond U+FFFF.
+
+    Only for a database that stores 3-byte UTF-8 (MySQL's utf8mb3), which
+    cannot hold such characters: upstream answers 500 there, ours says which
+    field it was. A database that can hold them stores them intact.
+    """
+    wide = next((char for char in text if ord(char) > 0xFFFF), None)
+    if wide is not None:
+        raise errors.BadRequest(
+            f"Invalid {field}: the character U+{ord(wide):X} cannot be stored by this "
+            "database, whose text is 3-byte UTF-8 (utf8mb3)"
+        )
+
+
+def _require_storable_json(data: Any, field: str) -> None:
+    """:func:`require_storable` on every string and key of a body; ``field``
+    is the dotted path of keys down to it."""
+    if isinstance(data, str):
+        require_storable(field or "body", data)
+    elif isinstance(data, list):
+        for item in data:
+            _require_storable_json(item, field)
+    elif isinstance(data, dict):
+        for key, value in data.items():
+            require_storable(field or "body", key)
+            _require_storable_json(value, f"{field}.{key}" if field else key)
 
 
 def _schema_error(
@@ -316,9 +364,40 @@ def validate_body(data: Any, schema: dict) -> None:
         raise errors.BadRequest(f"JSON does not validate: {error}")
 
 
+_PAIR_SEPARATOR = re.compile(rb"[&;]")
+
+
+def _unquote(raw: bytes) -> bytes:
+    """``%XX`` escapes decoded the way upstream's WebOb does: ``int(.., 16)``
+    of the two characters after ``%`` (so ``%f`` at the end is byte 0x0f),
+    anything else left as it is."""
+    head, *rest = raw.split(b"%")
+    parts = [head]
+    for item in rest:
+        try:
+            parts.append(bytes([int(item[:2], 16)]) + item[2:])
+        except ValueError:
+            parts.append(b"%" + item)
+    return b"".join(parts)
+
+
 def query_pairs(req: falcon.Request) -> list[tuple[str, str]]:
-    """Every ``key=value`` of the query string, in order, blanks kept."""
-    return parse_qsl(req.query_string or "", keep_blank_values=True)
+    """Every ``key=value`` of the query string, in order, blanks kept.
+
+    Split as upstream does: ``&`` and ``;`` both separate pairs, ``+`` is a
+    space; a name or value that is not UTF-8 is a 400.
+    """
+    raw = (req.query_string or "").encode("latin-1").replace(b"+", b" ")
+    pairs = []
+    for item in _PAIR_SEPARATOR.split(raw):
+        if not item:
+            continue
+        name, _, value = item.partition(b"=")
+        try:
+            pairs.append((_unquote(name).decode(), _unquote(value).decode()))
+        except UnicodeDecodeError as exc:
+            raise errors.BadRequest(f"Invalid query string parameters: {exc}") from None
+    return pairs
 
 
 def query_dict(req: falcon.Request) -> dict[str, str]:

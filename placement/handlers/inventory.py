@@ -7,7 +7,6 @@ in), not as re-read from the database, so JSON types survive the round trip.
 from __future__ import annotations
 
 import datetime
-from collections.abc import Callable
 from typing import Any
 
 from falcon import Request, Response
@@ -94,7 +93,7 @@ def _reserved_may_equal_total(req: Request) -> bool:
 def _write_one(
     resource: base.Resource,
     req: Request,
-    write: Callable[..., int],
+    write: inv_obj.OneClassWrite,
     answers: base.Answers,
     provider: Provider,
     rc: str,

@@ -253,90 +253,80 @@ def _warn_over_capacity(
 # --- one class at a time -----------------------------------------------------------
 
 
-def _write_one_class(
-    engine: Engine,
-    provider: rp_obj.Provider,
-    rc: str,
-    record: Mapping[str, Any],
-    reserved_may_equal_total: bool,
-    write: Callable[[Connection, int, dict[str, Any]], None],
-) -> int:
-    """Check ``record``'s capacity, then in one transaction resolve ``rc``,
-    claim the provider's generation and ``write`` (connection, class id,
-    record with defaults); returns the new generation."""
-    validate_capacity(
-        provider.uuid, {rc: record}, reserved_may_equal_total=reserved_may_equal_total
-    )
-
-    def run(conn: Connection) -> int:
-        class_id = resource_class.resource_class_id(conn, rc)
-        generation = rp_obj.increment_generation(conn, provider.id, provider.generation)
-        write(conn, class_id, with_defaults(record))
-        return generation
-
-    return db.run_in_transaction(engine, run, write=True)
+#: A one-class write's statement: (connection, provider, class name, class id,
+#: record with defaults).
+_Statement = Callable[[Connection, rp_obj.Provider, str, int, dict[str, Any]], None]
 
 
-def add_inventory(
-    engine: Engine,
-    provider: rp_obj.Provider,
-    rc: str,
-    record: Mapping[str, Any],
-    *,
-    reserved_may_equal_total: bool,
-) -> int:
-    """Add inventory of a class the provider has none of; returns the new generation.
+class OneClassWrite:
+    """Adding or replacing one class's inventory: check the record's capacity,
+    then in one transaction resolve the class, claim the provider's generation
+    and run the statement. Calling it returns the new generation.
 
     Raises :class:`InvalidCapacity`, :class:`ResourceClassNotFound`,
-    :class:`ConcurrentUpdate` and :class:`InventoryExists`.
+    :class:`ConcurrentUpdate`, and what the statement raises.
     """
 
-    def insert_new(conn: Connection, class_id: int, full: dict[str, Any]) -> None:
-        if conn.execute(
-            select(_INV.c.id).where(
-                _INV.c.resource_provider_id == provider.id, _INV.c.resource_class_id == class_id
-            )
-        ).first():
-            raise exceptions.InventoryExists(rc, provider.uuid)
-        conn.execute(
-            insert(_INV).values(
-                resource_provider_id=provider.id, resource_class_id=class_id, **full
-            )
+    def __init__(self, statement: _Statement) -> None:
+        self.statement = statement
+        self.__doc__ = statement.__doc__
+
+    def __call__(
+        self,
+        engine: Engine,
+        provider: rp_obj.Provider,
+        rc: str,
+        record: Mapping[str, Any],
+        *,
+        reserved_may_equal_total: bool,
+    ) -> int:
+        validate_capacity(
+            provider.uuid, {rc: record}, reserved_may_equal_total=reserved_may_equal_total
         )
 
-    try:
-        return _write_one_class(engine, provider, rc, record, reserved_may_equal_total, insert_new)
-    except sqlalchemy.exc.IntegrityError:
-        raise exceptions.InventoryExists(rc, provider.uuid) from None
+        def run(conn: Connection) -> int:
+            class_id = resource_class.resource_class_id(conn, rc)
+            generation = rp_obj.increment_generation(conn, provider.id, provider.generation)
+            self.statement(conn, provider, rc, class_id, with_defaults(record))
+            return generation
+
+        try:
+            return db.run_in_transaction(engine, run, write=True)
+        except sqlalchemy.exc.IntegrityError:  # only an insert racing another one
+            raise exceptions.InventoryExists(rc, provider.uuid) from None
 
 
-def update_inventory(
-    engine: Engine,
-    provider: rp_obj.Provider,
-    rc: str,
-    record: Mapping[str, Any],
-    *,
-    reserved_may_equal_total: bool,
-) -> int:
-    """Replace the record of one class the provider already has; new generation.
-
-    Raises :class:`InvalidCapacity`, :class:`ResourceClassNotFound`,
-    :class:`ConcurrentUpdate`, :class:`NoInventoryOfClass`.
-    """
-
-    def replace_existing(conn: Connection, class_id: int, full: dict[str, Any]) -> None:
-        result = conn.execute(
-            update(_INV)
-            .where(_INV.c.resource_provider_id == provider.id, _INV.c.resource_class_id == class_id)
-            .values(**full)
+def _insert_new(
+    conn: Connection, provider: rp_obj.Provider, rc: str, class_id: int, full: dict[str, Any]
+) -> None:
+    """Add inventory of a class the provider has none of (else :class:`InventoryExists`)."""
+    if conn.execute(
+        select(_INV.c.id).where(
+            _INV.c.resource_provider_id == provider.id, _INV.c.resource_class_id == class_id
         )
-        if result.rowcount != 1:
-            raise exceptions.NoInventoryOfClass(f"No inventory of class {rc} found.", rc)
-        _warn_over_capacity(conn, provider, {class_id: full})
-
-    return _write_one_class(
-        engine, provider, rc, record, reserved_may_equal_total, replace_existing
+    ).first():
+        raise exceptions.InventoryExists(rc, provider.uuid)
+    conn.execute(
+        insert(_INV).values(resource_provider_id=provider.id, resource_class_id=class_id, **full)
     )
+
+
+def _replace_existing(
+    conn: Connection, provider: rp_obj.Provider, rc: str, class_id: int, full: dict[str, Any]
+) -> None:
+    """Replace the record of a class the provider has (else :class:`NoInventoryOfClass`)."""
+    result = conn.execute(
+        update(_INV)
+        .where(_INV.c.resource_provider_id == provider.id, _INV.c.resource_class_id == class_id)
+        .values(**full)
+    )
+    if result.rowcount != 1:
+        raise exceptions.NoInventoryOfClass(f"No inventory of class {rc} found.", rc)
+    _warn_over_capacity(conn, provider, {class_id: full})
+
+
+add_inventory = OneClassWrite(_insert_new)
+update_inventory = OneClassWrite(_replace_existing)
 
 
 def delete_inventory(engine: Engine, provider: rp_obj.Provider, rc: str) -> int:

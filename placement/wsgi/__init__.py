@@ -23,7 +23,11 @@ LOG = logging.getLogger("placement")
 def build_falcon_app(deps: base.Deps) -> falcon.App:
     """The router with our middleware and error rendering; no auth layers."""
     app = falcon.App(
-        middleware=(middleware.InfraOptimTrailingSlash(), middleware.MicroversionMiddleware())
+        middleware=(
+            middleware.InfraOptimTrailingSlash(),
+            middleware.MicroversionMiddleware(),
+            middleware.ThreeByteTextGuard(deps.engine),
+        )
     )
     app.req_options.keep_blank_qs_values = True
     # Bodiless answers (201 of POST /resource_providers <1.20) have no Content-Type.

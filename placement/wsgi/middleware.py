@@ -10,12 +10,16 @@ import uuid
 from collections.abc import Callable, Iterable
 
 import falcon
+import sqlalchemy
 from oslo_config import cfg
 from oslo_context import context as oslo_context
 from oslo_middleware import cors, http_proxy_to_wsgi
 
 from placement import auth, errors
 from placement import microversion as mv
+from placement.db import engine as db_engine
+from placement.handlers import base
+from placement.wsgi import routes
 
 LOG = logging.getLogger("placement.requestlog")  # upstream's name, for log filters
 ERROR_LOG = logging.getLogger("placement.error")
@@ -159,13 +163,15 @@ class InfraOptimTrailingSlash:
 
 
 class MicroversionMiddleware:
-    """Falcon middleware: negotiate the version, then pre-routing checks."""
+    """Falcon middleware: negotiate the version, then pre-routing checks, in
+    upstream's order: the version, ``Content-Length``, a path no route has."""
 
     def process_request(self, req: falcon.Request, resp: falcon.Response) -> None:
         req.context.microversion = None
         req.context.infra_optim_headers = None
         header = req.get_header(mv.HEADER)
-        if mv.is_infra_optim_path(req.path):
+        infra_optim = mv.is_infra_optim_path(req.path)
+        if infra_optim:
             _negotiate_infra_optim(req, header)
         else:
             self._negotiate_placement(req, header)
@@ -181,6 +187,8 @@ class MicroversionMiddleware:
                 raise _without_vary(
                     errors.BadRequest("content-type header required when content-length > 0")
                 )
+        if not infra_optim and routes.has_empty_segment(req.path):
+            raise _without_vary(errors.NotFound(""))
 
     @staticmethod
     def _negotiate_placement(req: falcon.Request, header: str | None) -> None:
@@ -207,6 +215,32 @@ class MicroversionMiddleware:
             resp.set_header(mv.HEADER, f"{mv.SERVICE_TYPE} {version}")
             if getattr(req.context, "vary", True):
                 resp.set_header("vary", mv.VARY)
+
+
+class ThreeByteTextGuard:
+    """Falcon middleware for a database that stores 3-byte UTF-8 only.
+
+    There (:func:`db_engine.holds_only_3byte_text`, asked once) a path field,
+    query parameter or body string with a character beyond U+FFFF answers
+    400 naming it (:func:`base.require_storable`) before the responder runs,
+    instead of the database's error (a 500 upstream). Elsewhere it does
+    nothing: such characters are stored intact.
+    """
+
+    def __init__(self, engine: sqlalchemy.Engine) -> None:
+        self.active = db_engine.holds_only_3byte_text(engine)
+
+    def process_resource(
+        self, req: falcon.Request, resp: falcon.Response, resource: object, params: dict
+    ) -> None:
+        if not self.active or not hasattr(resource, f"on_{req.method.lower()}"):
+            return
+        req.context.three_byte_text = True
+        for name, value in params.items():
+            base.require_storable(name, value)
+        for name, value in base.query_pairs(req):
+            base.require_storable("query parameter", name)
+            base.require_storable(name, value)
 
 
 class ErrorRenderer:

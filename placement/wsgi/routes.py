@@ -1,7 +1,8 @@
 """The URL map: each path, the resource serving it, its ``Allow`` header.
 
 Resources for areas not written yet are simply absent; adding an area means
-adding its rows here.
+adding its rows here. A Placement path with an empty segment matches no
+route (:func:`has_empty_segment`).
 """
 
 from __future__ import annotations
@@ -65,3 +66,14 @@ ROUTES: list[tuple[str, type, str]] = [
     ("/v1/actions/detail", ap_actions.ActionsDetail, "GET"),
     ("/v1/actions/{ident}", ap_actions.Action, "GET, PATCH"),
 ]
+
+
+def has_empty_segment(path: str) -> bool:
+    """Whether ``path`` has an empty segment: ``/traits/``, ``//``, ``/a//b``.
+
+    Upstream's router never matches such a path (its fields are never empty
+    and no template ends in ``/``), so they answer its plain 404. Falcon's
+    would route them (``/traits/`` as the trait ``""``, ``//`` as ``/``), so
+    the middleware turns them away before routing. ``/`` itself is the root.
+    """
+    return path != "/" and "" in path.split("/")[1:]

@@ -82,7 +82,7 @@ class Body:
     argument: str | None = None
 
     def __call__(self, call: base.Call) -> None:
-        data = validation.read_json(call.req.bounded_stream.read())
+        data = validation.read_json(base.read_body(call.req))
         if self.argument is not None:
             validation.check_object(data, self.schema, self.argument)
         else:
