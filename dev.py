@@ -4,19 +4,24 @@
     python3 dev.py serve [placement-api options]   # the API on 127.0.0.1:8778
     python3 dev.py test [pytest options]           # the whole test suite
     python3 dev.py lint                            # ruff check, ruff format --check, mypy
+    python3 dev.py conformance [harness options]   # upstream's gabbi suite over HTTP
 
 Each creates (or reuses) the project's virtual environment in ``.venv`` and
 installs the project into it, again whenever ``pyproject.toml`` changes.
 ``serve`` logs where Prometheus metrics are served, or would be with
 ``[metrics] enabled = true``. ``lint`` runs every check even after one
 fails, and exits non-zero if any found something; ruff's and mypy's
-settings are in ``pyproject.toml``.
+settings are in ``pyproject.toml``. ``conformance`` runs the upstream
+conformance harness (not part of this repository:
+``$PLACEMENT_CONFORMANCE_DIR``, else ``../shared/conformance`` beside the
+repository) against ``.venv``, by default on the public list.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -75,8 +80,30 @@ def lint() -> int:
     return 0
 
 
+def conformance_command(rest: list[str]) -> list[str] | None:
+    """The harness's ``run.sh`` with our profile and venv, or None when it is absent."""
+    harness = os.environ.get("PLACEMENT_CONFORMANCE_DIR") or os.path.join(
+        os.path.dirname(ROOT), "shared", "conformance"
+    )
+    run = os.path.join(harness, "run.sh")
+    if not os.path.exists(run):
+        print(
+            f"dev.py conformance: no harness at {harness}; "
+            "set PLACEMENT_CONFORMANCE_DIR to its directory",
+            file=sys.stderr,
+        )
+        return None
+    os.environ["PLACEMENT_VENV"] = VENV
+    bash = shutil.which("bash") or "/bin/bash"
+    return [bash, run, "--profile", "candidate", *(rest or ["--list", "public"])]
+
+
+#: The commands ``main`` runs.
+COMMANDS = ("serve", "test", "lint", "conformance")
+
+
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in ("serve", "test", "lint"):
+    if not argv or argv[0] not in COMMANDS:
         print(__doc__, file=sys.stderr)
         return 2
     ensure_venv()
@@ -88,6 +115,11 @@ def main(argv: list[str]) -> int:
         return lint()
     if command == "serve":
         args = [os.path.join(BIN, "placement-api"), *rest]
+    elif command == "conformance":
+        found = conformance_command(rest)
+        if found is None:
+            return 2
+        args = found
     else:
         args = [os.path.join(BIN, "python"), "-m", "pytest", *rest]
     os.chdir(ROOT)

@@ -5,8 +5,13 @@ for the WSGI application when that variable is set, else oslo.config's search
 for project ``placement`` (``~/.placement/``, ``~/``, ``/etc/placement/``,
 ``/etc/``). Any option can also be set as ``OS_<GROUP>__<OPTION>``.
 
-With no database configured at all we run *embedded*: a SQLite file in the
-user's data directory and ``noauth2`` unless ``[api] auth_strategy`` is set.
+As upstream's, the service and the operator commands fail closed:
+``[placement_database] connection`` is required (:func:`database_url` refuses
+to go on without it) and ``[api] auth_strategy`` defaults to ``keystone``.
+Only ``placement-api`` (and so ``python3 dev.py serve``) falls back to the
+*embedded default* (:func:`use_embedded_default`): a SQLite file in the
+user's data directory, migrated at start-up, with ``noauth2`` unless
+``[api] auth_strategy`` is set.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import os
 from collections.abc import Iterable, Sequence
 
 from oslo_config import cfg
+from oslo_log import log as oslo_log
 from oslo_middleware import cors, http_proxy_to_wsgi
 from oslo_policy import opts as policy_opts
 
@@ -23,7 +29,6 @@ from placement import actionplan_opts, flavor_opts, monitoring_opts
 PROJECT = "placement"
 
 _default_opts: list[cfg.Opt] = [
-    cfg.BoolOpt("debug", default=False, help="Log at DEBUG level."),
     cfg.BoolOpt(
         "log_options",
         default=True,
@@ -97,7 +102,11 @@ _placement_opts: list[cfg.Opt] = [
 
 _database_opts: list[cfg.Opt] = [
     cfg.StrOpt(
-        "connection", secret=True, help="SQLAlchemy URL of the database. Unset: embedded SQLite."
+        "connection",
+        secret=True,
+        help="SQLAlchemy URL of the database. Required: the service and the "
+        "commands refuse to start without it (placement-api alone then serves "
+        "its embedded SQLite default, for development).",
     ),
     cfg.StrOpt(
         "connection_parameters",
@@ -185,8 +194,10 @@ CORS_DEFAULTS = {
 
 
 def register_opts(conf: cfg.ConfigOpts) -> None:
-    """Our option groups, plus the libraries' groups we read
-    (``[cors]``, ``[oslo_middleware]``, ``[oslo_policy]``, ``[healthcheck]``)."""
+    """Our option groups, plus the libraries' options we read: oslo.log's
+    (``[DEFAULT] debug``, ``log_file``, …, and their command-line switches),
+    ``[cors]``, ``[oslo_middleware]``, ``[oslo_policy]``, ``[healthcheck]``."""
+    oslo_log.register_options(conf)
     for group, opts in GROUPS.items():
         conf.register_opts(opts, group=None if group == "DEFAULT" else group)
     conf.register_opts(cors.CORS_OPTS, "cors")
@@ -260,24 +271,33 @@ def embedded_database_path() -> str:
     return os.path.join(base, "placement", "placement.sqlite")
 
 
-def is_embedded(conf: cfg.ConfigOpts) -> bool:
-    """True when no database is configured: we then run embedded."""
-    return not conf.placement_database.connection
+def _explicitly_set(conf: cfg.ConfigOpts, name: str, group: str) -> bool:
+    found = conf.get_location(name, group)
+    return found is not None and found.location != cfg.Locations.opt_default
+
+
+def use_embedded_default(conf: cfg.ConfigOpts) -> str | None:
+    """With no database configured, point ``conf`` at the embedded default.
+
+    That is a SQLite file in the user's data directory, migrated at start-up,
+    and ``noauth2`` unless ``[api] auth_strategy`` was set. Returns the file's
+    path, or None when a database is configured (then nothing changes).
+    Only ``placement-api`` calls this: everything else fails closed.
+    """
+    if conf.placement_database.connection:
+        return None
+    path = embedded_database_path()
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    conf.set_override("connection", f"sqlite:///{path}", group="placement_database")
+    conf.set_override("sync_on_startup", True, group="placement_database")
+    if not _explicitly_set(conf, "auth_strategy", "api"):
+        conf.set_override("auth_strategy", "noauth2", group="api")
+    return path
 
 
 def database_url(conf: cfg.ConfigOpts) -> str:
-    """The configured database URL, or the embedded SQLite file's URL."""
-    if not is_embedded(conf):
-        return conf.placement_database.connection
-    path = embedded_database_path()
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    return f"sqlite:///{path}"
-
-
-def auth_strategy(conf: cfg.ConfigOpts) -> str:
-    """``[api] auth_strategy``, defaulting to noauth2 in embedded mode."""
-    found = conf.get_location("auth_strategy", "api")
-    explicitly_set = found is not None and found.location != cfg.Locations.opt_default
-    if is_embedded(conf) and not explicitly_set:
-        return "noauth2"
-    return conf.api.auth_strategy
+    """``[placement_database] connection``; a :class:`ConfigError` when unset,
+    with upstream's wording (oslo.config's ``RequiredOptError``)."""
+    if not conf.placement_database.connection:
+        raise ConfigError("value required for option connection in group [placement_database]")
+    return conf.placement_database.connection

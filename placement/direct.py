@@ -12,6 +12,7 @@ client of the service would, without running one::
     conf = placement_conf.load([], default_config_files=[])
     conf.set_override("connection", "sqlite:////tmp/placement.db",
                       group="placement_database")
+    conf.set_override("sync_on_startup", True, group="placement_database")
     with PlacementDirect(conf, latest_microversion=True) as client:
         resp = client.get("/resource_providers")
         print(resp.status_code, resp.json())

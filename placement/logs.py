@@ -1,36 +1,35 @@
-"""Logging set-up: every line names the request it belongs to."""
+"""Logging as upstream's: oslo.log, configured from ``placement.conf``.
+
+:func:`placement.conf.register_opts` registers oslo.log's options (``[DEFAULT]
+debug``, ``log_file``, ``log_dir``, ``use_syslog``, ``use_stderr``,
+``log_config_append``, ``default_log_levels``, the format strings, …), so the
+service reads them from the same files as upstream and takes the same
+command-line switches (``--debug``, ``--log-file``). :func:`setup` applies
+them; the entry points that run a service call it (the WSGI application's
+module, ``placement-api``, ``placement-applier``), while ``create_app`` and
+``PlacementDirect`` leave a host program's logging alone, as upstream's do.
+
+Each line names its request through oslo.context: the request log middleware
+makes a context for every request before anything else logs, and the auth
+layer's context (with user and project) replaces it, so oslo.log's
+``[global_request_id request_id user project …]`` prefix is upstream's.
+"""
 
 from __future__ import annotations
 
-import contextvars
 import logging
-import sys
 
 from oslo_config import cfg
+from oslo_log import log as oslo_log
 
-current_request_id: contextvars.ContextVar[str] = contextvars.ContextVar(
-    "placement_request_id", default="-"
-)
-
-_FORMAT = "%(asctime)s %(process)d %(levelname)s %(name)s [%(request_id)s] %(message)s"
-
-
-class _RequestIdFilter(logging.Filter):
-    def filter(self, record: logging.LogRecord) -> bool:
-        record.request_id = current_request_id.get()
-        return True
+LOG = logging.getLogger(__name__)
 
 
 def setup(conf: cfg.ConfigOpts) -> None:
-    """Send our logs to stderr, at DEBUG when ``[DEFAULT] debug`` is set."""
-    logger = logging.getLogger("placement")
-    if any(getattr(h, "_placement", False) for h in logger.handlers):
-        logger.setLevel(logging.DEBUG if conf.debug else logging.INFO)
-        return
-    handler = logging.StreamHandler(sys.stderr)
-    handler._placement = True  # type: ignore[attr-defined]
-    handler.setFormatter(logging.Formatter(_FORMAT))
-    handler.addFilter(_RequestIdFilter())
-    logger.addHandler(handler)
-    logger.setLevel(logging.DEBUG if conf.debug else logging.INFO)
-    logger.propagate = False
+    """Configure the root logger from ``conf`` with oslo.log, as upstream's
+    services do; Python warnings are logged too. With ``[DEFAULT]
+    log_options`` every option value is then logged at DEBUG."""
+    oslo_log.setup(conf, "placement")
+    logging.captureWarnings(True)
+    if conf.log_options:
+        conf.log_opt_values(LOG, logging.DEBUG)

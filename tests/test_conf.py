@@ -1,4 +1,5 @@
-"""Configuration loading: files, environment, validation, embedded mode."""
+"""Configuration loading: files, environment, validation, the required database
+and placement-api's embedded default."""
 
 import os
 import subprocess
@@ -72,24 +73,37 @@ def test_wsgi_config_dir_must_hold_the_file(tmp_path, monkeypatch):
         conf.wsgi_config_files()
 
 
-def test_embedded_mode_defaults_to_noauth2(tmp_path, monkeypatch):
+def test_a_database_is_required(tmp_path):
+    """As upstream's RequiredOptError: nothing falls back to a local database."""
+    loaded = conf.load([], default_config_files=[])
+    with pytest.raises(conf.ConfigError, match=r"connection in group \[placement_database\]"):
+        conf.database_url(loaded)
+
+
+def test_embedded_default_is_sqlite_noauth2_and_migrated(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     loaded = conf.load([], default_config_files=[])
-    assert conf.is_embedded(loaded)
-    assert conf.auth_strategy(loaded) == "noauth2"
+    assert conf.use_embedded_default(loaded) == f"{tmp_path}/placement/placement.sqlite"
     assert conf.database_url(loaded) == f"sqlite:///{tmp_path}/placement/placement.sqlite"
+    assert loaded.api.auth_strategy == "noauth2"
+    assert loaded.placement_database.sync_on_startup
 
 
 def test_configured_database_keeps_keystone_default(tmp_path):
     path = _write(tmp_path, "[placement_database]\nconnection = sqlite://\n")
     loaded = conf.load(["--config-file", path])
-    assert not conf.is_embedded(loaded)
-    assert conf.auth_strategy(loaded) == "keystone"
+    assert conf.use_embedded_default(loaded) is None
+    assert conf.database_url(loaded) == "sqlite://"
+    assert loaded.api.auth_strategy == "keystone"
+    assert not loaded.placement_database.sync_on_startup
 
 
-def test_embedded_mode_honours_an_explicit_strategy(tmp_path):
+def test_embedded_default_honours_an_explicit_strategy(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     path = _write(tmp_path, "[api]\nauth_strategy = keystone\n")
-    assert conf.auth_strategy(conf.load(["--config-file", path])) == "keystone"
+    loaded = conf.load(["--config-file", path])
+    assert conf.use_embedded_default(loaded) is not None
+    assert loaded.api.auth_strategy == "keystone"
 
 
 def test_placement_api_reports_bad_config_without_traceback(tmp_path):

@@ -1,9 +1,11 @@
 """``placement-api``: serve the API with gunicorn.
 
-With no configuration this is the embedded default: SQLite in the user's
-data directory, ``noauth2``, listening on 127.0.0.1:8778. Because noauth2
-trusts any token, binding a non-loopback address in that mode needs
-``--allow-insecure-bind``. The embedded default also runs one
+With no database configured this, and only this, entry point serves the
+embedded default (:func:`placement.conf.use_embedded_default`): SQLite in the
+user's data directory, ``noauth2``, listening on 127.0.0.1:8778, announced on
+stderr. The WSGI application and the other commands refuse to start without
+a database. Because noauth2 trusts any token, binding a non-loopback address
+with it needs ``--allow-insecure-bind``. The embedded default also runs one
 ``placement-applier`` beside the server (a child process reading the same
 configuration, stopped with the server), so a started action plan is applied
 with nothing else running; ``--applier`` / ``--no-applier`` override that.
@@ -23,7 +25,7 @@ from gunicorn.app.base import BaseApplication
 from oslo_config import cfg
 
 from placement import conf as placement_conf
-from placement import monitoring_opts
+from placement import logs, monitoring_opts
 
 
 class _Server(BaseApplication):
@@ -70,8 +72,12 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     return parser.parse_known_args(argv)
 
 
-def _start_applier(config_args: list[str]) -> subprocess.Popen:
-    """A ``placement-applier`` child that reads our configuration and exits when we do."""
+def _start_applier(config_args: list[str], database_url: str) -> subprocess.Popen:
+    """A ``placement-applier`` child that reads our configuration and exits when we do.
+
+    It is handed the database we serve (the embedded default's is no option
+    in any file) through oslo.config's environment source.
+    """
     return subprocess.Popen(
         [
             sys.executable,
@@ -80,8 +86,26 @@ def _start_applier(config_args: list[str]) -> subprocess.Popen:
             *config_args,
             "--parent-pid",
             str(os.getpid()),
-        ]
+        ],
+        env={**os.environ, "OS_PLACEMENT_DATABASE__CONNECTION": database_url},
     )
+
+
+def _announce_embedded(path: str, strategy: str) -> None:
+    """Say loudly, on stderr, that this server runs on the development default."""
+    rule = "*" * 78
+    trust = " (ANY token is accepted; 'admin' is an ADMINISTRATOR)" if strategy == "noauth2" else ""
+    lines = [
+        rule,
+        "placement-api: NO DATABASE IS CONFIGURED: serving the EMBEDDED DEFAULT,",
+        "for development only:",
+        f"  database       SQLite file {path} (created and migrated here)",
+        f"  auth_strategy  {strategy}{trust}",
+        "For a deployment, set [placement_database] connection in placement.conf",
+        "(see README.rst, 'Configuration').",
+        rule,
+    ]
+    print("\n".join(lines), file=sys.stderr, flush=True)
 
 
 def _stop_applier(applier: subprocess.Popen) -> None:
@@ -97,8 +121,14 @@ def main(argv: list[str] | None = None) -> int:
     args, rest = parse_args(sys.argv[1:] if argv is None else argv)
     try:
         conf = placement_conf.load(rest, prog="placement-api")
-        strategy = placement_conf.auth_strategy(conf)
-        if strategy == "noauth2" and not _is_loopback(args.host) and not args.allow_insecure_bind:
+        embedded = placement_conf.use_embedded_default(conf)
+        if embedded is not None:
+            _announce_embedded(embedded, conf.api.auth_strategy)
+        if (
+            conf.api.auth_strategy == "noauth2"
+            and not _is_loopback(args.host)
+            and not args.allow_insecure_bind
+        ):
             raise placement_conf.ConfigError(
                 f"Refusing to serve {args.host} with auth_strategy noauth2 (any token is "
                 "trusted); pass --allow-insecure-bind or configure keystone auth"
@@ -109,14 +139,15 @@ def main(argv: list[str] | None = None) -> int:
             )
         from placement.wsgi import create_app, instrument
 
+        logs.setup(conf)
         hooks = instrument.gunicorn_hooks(conf)  # before any app: metrics' storage
         create_app(conf)  # fail fast, migrate once in the master process
         logging.getLogger("placement").info(instrument.describe(conf))
     except placement_conf.ConfigError as exc:
         print(f"placement-api: {exc}", file=sys.stderr)
         return 2
-    run_applier = placement_conf.is_embedded(conf) if args.applier is None else args.applier
-    applier = _start_applier(rest) if run_applier else None
+    run_applier = embedded is not None if args.applier is None else args.applier
+    applier = _start_applier(rest, placement_conf.database_url(conf)) if run_applier else None
     master = os.getpid()
     try:
         _serve(conf, args, hooks.settings())

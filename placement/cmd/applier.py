@@ -64,16 +64,15 @@ def _watch_parent(parent_pid: int, stop: threading.Event) -> None:
             stop.set()
 
 
-def _check_schema(conf: cfg.ConfigOpts, engine: sqlalchemy.Engine) -> None:
-    """Migrate in embedded mode (as placement-api does); elsewhere, require db sync.
+def _check_schema(engine: sqlalchemy.Engine) -> None:
+    """Require ``db sync`` (placement-api's embedded default has migrated before
+    it starts its applier), then sync the standard names.
 
     The standard traits and classes are synced as placement-api syncs them at
     start-up: actions add ``COMPUTE_STATUS_DISABLED`` and ask for candidates by
     standard class, which must work even where no API server has started yet.
     """
-    if placement_conf.is_embedded(conf):
-        migration.upgrade_all(engine)
-    elif migration.actionplan_revision(engine) != migration.actionplan_head_revision():
+    if migration.actionplan_revision(engine) != migration.actionplan_head_revision():
         raise placement_conf.ConfigError(
             "the action-plan tables are not at the latest revision: run 'placement-manage db sync'"
         )
@@ -87,7 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         conf = placement_conf.load(argv, cli_opts=CLI_OPTS, prog=PROG)
         logs.setup(conf)
         engine = db.create_engine(conf, url=placement_conf.database_url(conf))
-        _check_schema(conf, engine)
+        _check_schema(engine)
         if conf.metrics.enabled:  # its own exposition: see placement.metrics
             metrics.serve_alone(*monitoring_opts.bind_address(conf.metrics.applier_bind))
             metrics.watch_pool(engine)

@@ -9,6 +9,10 @@ and the default config file search behave exactly as in upstream's tool. Each
 ``online_data_migrations``) is a function taking ``(conf, args)`` plus an
 ``add_arguments`` callable, appended there.
 
+Every ``db`` command names the database it acts on, on stderr (password
+masked; stdout stays upstream's), and refuses to run without
+``[placement_database] connection``, as upstream's does.
+
 Errors a user can fix (bad configuration, unreachable database, a migration
 refusing the data it found) are reported as one line on stderr with exit
 status 1, not as a traceback.
@@ -29,8 +33,8 @@ import prettytable
 import sqlalchemy
 from oslo_config import cfg
 
+from placement import cmd, db
 from placement import conf as placement_conf
-from placement import db
 from placement.db import migration
 from placement.objects import online_migrations
 from placement.objects.actionplans import catalog
@@ -45,7 +49,9 @@ class CommandError(Exception):
 
 @contextlib.contextmanager
 def _engine(conf: cfg.ConfigOpts) -> Iterator[sqlalchemy.Engine]:
-    """The configured database's engine for one command, disposed of after it."""
+    """The configured database's engine for one command (none configured:
+    ConfigError), named on stderr, disposed of after it."""
+    cmd.announce_database(PROG, conf)
     engine = db.create_engine(conf, url=placement_conf.database_url(conf))
     try:
         yield engine
@@ -216,6 +222,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         return run(conf, conf.category)
+    except placement_conf.ConfigError as exc:
+        return _fail(f"configuration error: {exc}")
     except migration.MigrationBlocked as exc:
         return _fail(f"migration blocked: {exc}")
     except sqlalchemy.exc.SQLAlchemyError as exc:
@@ -225,11 +233,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _describe_db_error(conf: cfg.ConfigOpts, exc: sqlalchemy.exc.SQLAlchemyError) -> str:
-    try:
-        url = sqlalchemy.engine.make_url(placement_conf.database_url(conf))
-        where = url.render_as_string(hide_password=True)
-    except Exception:  # the URL itself may be what is wrong
-        where = "the configured database"
+    where = cmd.masked_database_url(conf)
     orig = getattr(exc, "orig", None) or exc
     reason = " ".join(str(orig).split())  # drivers like multi-line messages
     return f"database error ({where}): {reason}"

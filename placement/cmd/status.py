@@ -9,6 +9,9 @@ The checks, their names, messages and the exit status (0 success, 1 warning,
   have no ``consumers`` row;
 * Policy File JSON to YAML Migration: failure if the policy file is JSON.
 
+It names the database it checks on stderr (password masked), and refuses to
+run without ``[placement_database] connection`` (exit status 255).
+
 The first two are repaired by ``placement-manage db online_data_migrations``.
 """
 
@@ -21,8 +24,8 @@ import sqlalchemy
 from oslo_config import cfg
 from oslo_upgradecheck import common_checks, upgradecheck
 
+from placement import cmd, db
 from placement import conf as placement_conf
-from placement import db
 from placement.objects import online_migrations
 
 PROG = "placement-status"
@@ -76,13 +79,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     conf = cfg.ConfigOpts()
     placement_conf.register_opts(conf)
+    upgradecheck.register_cli_options(conf, Checks(conf))
     try:
-        return upgradecheck.main(
-            conf, project=placement_conf.PROJECT, upgrade_command=Checks(conf), argv=argv
-        )
-    except cfg.Error as exc:
+        conf(args=argv, project=placement_conf.PROJECT)
+        cmd.announce_database(PROG, conf)
+    except (cfg.Error, placement_conf.ConfigError) as exc:
         print(f"{PROG}: configuration error: {exc}", file=sys.stderr)
         return 255
+    upgradecheck.CONF = conf  # where check() reads --json, as upgradecheck.main() leaves it
+    return upgradecheck.run(conf)
 
 
 if __name__ == "__main__":

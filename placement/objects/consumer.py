@@ -135,10 +135,14 @@ def create(
     """Insert a consumer (fresh: no other transaction can see it yet, so it
     may start at the generation the write will leave it with).
 
+    One that starts claimed (generation above 0) also carries ``updated_at``,
+    as upstream's insert followed by its generation bump leaves the row.
+
     A concurrent creator of the same uuid makes this raise
     ``sqlalchemy.exc.IntegrityError`` (at insert or at commit); the caller
     runs its transaction again and then finds the row.
     """
+    now = tables.utcnow()
     new_id = inserted_id(
         conn.execute(
             insert(_CONSUMERS).values(
@@ -147,7 +151,8 @@ def create(
                 user_id=user_id,
                 generation=generation,
                 consumer_type_id=consumer_type_id,
-                created_at=tables.utcnow(),
+                created_at=now,
+                updated_at=now if generation else None,
             )
         )
     )

@@ -55,9 +55,9 @@ class PlacementApp:
         return self.wsgi_app(environ, start_response)
 
 
-def _auth_layers(conf: cfg.ConfigOpts, strategy: str, app: auth.WSGIApp) -> auth.WSGIApp:
+def _auth_layers(conf: cfg.ConfigOpts, app: auth.WSGIApp) -> auth.WSGIApp:
     app = auth.ContextMiddleware(app)
-    if strategy == "noauth2":
+    if conf.api.auth_strategy == "noauth2":
         return auth.NoAuthMiddleware(app)
     from placement import keystone  # optional dependency, imported on demand
 
@@ -77,35 +77,48 @@ def _sync_actionplan_catalog(engine: sqlalchemy.Engine) -> None:
     catalog.sync_catalog(engine)
 
 
-def create_app(conf: cfg.ConfigOpts) -> PlacementApp:
-    """Build the whole WSGI application from a loaded configuration."""
-    logs.setup(conf)
-    embedded = placement_conf.is_embedded(conf)
-    strategy = placement_conf.auth_strategy(conf)
-    url = placement_conf.database_url(conf)
-    if embedded:
-        LOG.info(
-            "Embedded mode: SQLite database %s, auth_strategy %s",
-            url.removeprefix("sqlite:///"),
-            strategy,
+def _require_schema(engine: sqlalchemy.Engine) -> None:
+    """An unmigrated database stops start-up with what to do, not a traceback
+    from the first query."""
+    if migration.current_revision(engine) is None:
+        where = engine.url.render_as_string(hide_password=True)
+        raise placement_conf.ConfigError(
+            f"the database {where} has no Placement schema: run "
+            "'placement-manage db sync', or set [placement_database] sync_on_startup = True"
         )
-    engine = db_engine.create_engine(conf, url=url)
-    if embedded or conf.placement_database.sync_on_startup:
-        migration.upgrade_all(engine)
-    standard.sync_standard_names(engine)
-    _sync_actionplan_catalog(engine)
+
+
+def create_app(conf: cfg.ConfigOpts) -> PlacementApp:
+    """Build the whole WSGI application from a loaded configuration.
+
+    Fails closed, as upstream's: no ``[placement_database] connection`` or an
+    unmigrated database is a :class:`placement.conf.ConfigError`, and
+    ``[api] auth_strategy`` is keystone unless set otherwise.
+    """
+    engine = db_engine.create_engine(conf, url=placement_conf.database_url(conf))
+    try:
+        if conf.placement_database.sync_on_startup:
+            migration.upgrade_all(engine)
+        _require_schema(engine)
+        standard.sync_standard_names(engine)
+        _sync_actionplan_catalog(engine)
+    except BaseException:
+        engine.dispose()
+        raise
     deps = base.Deps(conf=conf, engine=engine, enforcer=policy.make_enforcer(conf))
     # Built inside out; a request meets /healthcheck, metrics, proxy headers,
     # request log, CORS, auth, then context, then Falcon (ARCHITECTURE.md,
     # "A request's way").
     falcon_app = build_falcon_app(deps)
-    app = middleware.with_cors(conf, _auth_layers(conf, strategy, falcon_app))
+    app = middleware.with_cors(conf, _auth_layers(conf, falcon_app))
     app = middleware.with_proxy_headers(conf, middleware.RequestLogMiddleware(app))
     app = instrument.instrument(conf, engine, falcon_app, app)
     return PlacementApp(health.HealthRoute(conf, app), engine)
 
 
 def init_application() -> PlacementApp:
-    """The module-level ``application`` for WSGI servers."""
+    """The module-level ``application`` for WSGI servers: configuration, then
+    logging as configured (as upstream's), then the application."""
     conf = placement_conf.load([], default_config_files=placement_conf.wsgi_config_files())
+    logs.setup(conf)
     return create_app(conf)

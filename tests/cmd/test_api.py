@@ -74,6 +74,17 @@ def test_root_document(embedded_server):
     assert body["versions"][0]["max_version"] == "1.39"
 
 
+def test_readme_curl_example(embedded_server):
+    """``curl -H 'x-auth-token: admin' -H 'openstack-api-version: placement latest' …``"""
+    base, _, _ = embedded_server
+    status, headers, body = _request(
+        base + "/resource_providers",
+        {"x-auth-token": "admin", "openstack-api-version": "placement latest"},
+    )
+    assert (status, body) == (200, {"resource_providers": []})
+    assert headers["openstack-api-version"] == "placement 1.39"
+
+
 def test_unacceptable_version(embedded_server):
     base, _, _ = embedded_server
     status, headers, body = _request(
@@ -85,12 +96,15 @@ def test_unacceptable_version(embedded_server):
     assert "Unacceptable version header: 1.99" in body["errors"][0]["detail"]
 
 
-def test_embedded_database_and_log_line(embedded_server):
+def test_embedded_database_and_loud_banner(embedded_server):
     _, home, log = embedded_server
-    assert (home / "data" / "placement" / "placement.sqlite").exists()
+    database = home / "data" / "placement" / "placement.sqlite"
+    assert database.exists()
     log.seek(0)
-    lines = [line for line in log.read().splitlines() if "Embedded mode" in line]
-    assert lines and "noauth2" in lines[0]
+    text = log.read()
+    assert "placement-api: NO DATABASE IS CONFIGURED: serving the EMBEDDED DEFAULT" in text
+    assert f"database       SQLite file {database}" in text
+    assert "auth_strategy  noauth2 (ANY token is accepted; 'admin' is an ADMINISTRATOR)" in text
 
 
 def test_start_up_says_where_metrics_would_be(embedded_server):

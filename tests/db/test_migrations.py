@@ -11,6 +11,7 @@ import pytest
 import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
+from sqlalchemy.engine import make_url
 
 import placement
 from placement import db
@@ -153,9 +154,14 @@ def _manage(tmp_path: Path, connection: str, *args: str, extra: str = ""):
     )
 
 
+def _named(url: str) -> str:
+    """What placement-manage says on stderr about the database it acts on."""
+    return f"placement-manage: database {make_url(url).render_as_string(hide_password=True)}\n"
+
+
 def test_manage_db_sync_and_version(db_url, tmp_path):
     result = _manage(tmp_path, db_url, "db", "sync")
-    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", _named(db_url))
     result = _manage(tmp_path, db_url, "db", "version")
     assert (result.returncode, result.stdout) == (0, f"{HEAD}\n")
 
@@ -163,7 +169,7 @@ def test_manage_db_sync_and_version(db_url, tmp_path):
 def test_manage_db_stamp(tmp_path):
     url = f"sqlite:///{tmp_path / 'p.sqlite'}"
     result = _manage(tmp_path, url, "db", "version")
-    assert (result.returncode, result.stdout, result.stderr) == (0, "None\n", "")
+    assert (result.returncode, result.stdout, result.stderr) == (0, "None\n", _named(url))
     result = _manage(tmp_path, url, "db", "stamp", "422ece571366")
     assert result.returncode == 0, result.stderr
     assert _manage(tmp_path, url, "db", "version").stdout == "422ece571366\n"
@@ -180,10 +186,10 @@ def test_manage_unreachable_database(tmp_path):
         extra="max_retries = 0\n",
     )
     assert result.returncode == 1
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1, result.stderr
-    assert lines[0].startswith("placement-manage: error:")
-    assert "secret" not in lines[0]
+    named, error = result.stderr.splitlines()
+    assert named == "placement-manage: database mysql+pymysql://placement:***@127.0.0.1:1/placement"
+    assert error.startswith("placement-manage: error:")
+    assert "secret" not in result.stderr
 
 
 def test_manage_db_without_command(tmp_path):

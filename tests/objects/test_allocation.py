@@ -127,3 +127,30 @@ def test_reshape_failure_changes_nothing(api):
     assert api.usage(child) == {}
     assert allocation.get_for_consumer(api.engine, newcomer) is None
     assert allocation.get_for_consumer(api.engine, holder).generation == 1
+
+
+def _consumer_row(api, consumer: str):
+    c = tables.consumers
+    with reader(api.engine) as conn:
+        return conn.execute(
+            select(c.c.generation, c.c.created_at, c.c.updated_at).where(c.c.uuid == consumer)
+        ).one()
+
+
+def test_every_consumer_write_sets_updated_at(api):
+    """As upstream's insert-then-bump does: tools reading the table see when it changed."""
+    a = api.provider(VCPU={"total": 8})
+    consumer = new_uuid()
+    allocation.replace(api.engine, [_write(consumer, {a: {"VCPU": 1}})], attempts=3)
+    created = _consumer_row(api, consumer)
+    assert created.generation == 1
+    assert created.updated_at is not None and created.updated_at >= created.created_at
+
+    allocation.replace(api.engine, [_write(consumer, {a: {"VCPU": 2}}, generation=1)], attempts=3)
+    bumped = _consumer_row(api, consumer)
+    assert bumped.generation == 2 and bumped.updated_at >= created.updated_at
+
+    moved = allocation.ConsumerWrite(consumer, "other", "user", {a: {"VCPU": 2}}, generation=2)
+    allocation.replace(api.engine, [moved], attempts=3)
+    owned = _consumer_row(api, consumer)
+    assert owned.generation == 3 and owned.updated_at >= bumped.updated_at

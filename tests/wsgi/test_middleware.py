@@ -152,18 +152,22 @@ class _Lines(logging.Handler):
 
 @pytest.fixture
 def access_log():
-    logger = logging.getLogger("placement.access")
+    logger = logging.getLogger("placement.requestlog")
     lines = _Lines()
     logger.addHandler(lines)
+    level = logger.level
+    logger.setLevel(logging.INFO)
     try:
         yield lines.lines
     finally:
+        logger.setLevel(level)
         logger.removeHandler(lines)
 
 
+#: Upstream's access line; the request id, user and project are in oslo.log's prefix.
 ACCESS_LINE = re.compile(
     r'^(?P<addr>\S+) "(?P<method>\S+) (?P<path>\S+)" status: (?P<status>\d+) '
-    r"len: (?P<len>\S+) microversion: (?P<mv>\S+) time: (?P<time>\d+\.\d+) \[(?P<rid>req-\S+)\]$"
+    r"len: (?P<len>\S+) microversion: (?P<mv>\S+)$"
 )
 
 
@@ -181,8 +185,6 @@ def test_one_access_line_per_request(plain_app, access_log):
     assert fields["status"] == "200"
     assert fields["len"] == str(len(response.body))
     assert fields["mv"] == "1.6"
-    assert fields["rid"] == response.headers["x-openstack-request-id"]
-    assert float(fields["time"]) > 0
 
 
 def test_access_line_of_a_401_has_no_microversion(plain_app, access_log):

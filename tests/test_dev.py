@@ -1,0 +1,44 @@
+"""``dev.py``: every command the README shows exists, and ``conformance``
+hands the harness our profile and venv."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+import dev  # noqa: E402  (dev.py is a script at the root, not a package)
+
+
+def _run_dev(*args: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(ROOT / "dev.py"), *args],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_every_dev_py_command_the_readme_shows_exists():
+    shown = set(re.findall(r"python3 dev\.py (\w+)", (ROOT / "README.rst").read_text()))
+    assert shown == set(dev.COMMANDS)
+
+
+def test_conformance_runs_the_harness_with_our_profile_and_venv(tmp_path):
+    (tmp_path / "run.sh").write_text('echo "venv=$PLACEMENT_VENV args=$*"\n')
+    done = _run_dev("conformance", PLACEMENT_CONFORMANCE_DIR=str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"venv={dev.VENV} args=--profile candidate --list public\n"
+    done = _run_dev("conformance", "traits", PLACEMENT_CONFORMANCE_DIR=str(tmp_path))
+    assert done.stdout.endswith("args=--profile candidate traits\n")
+
+
+def test_conformance_without_the_harness_says_where_it_looked(tmp_path):
+    done = _run_dev("conformance", PLACEMENT_CONFORMANCE_DIR=str(tmp_path))
+    assert done.returncode == 2
+    assert f"no harness at {tmp_path}" in done.stderr
