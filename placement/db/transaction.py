@@ -166,7 +166,8 @@ def is_unavailable_db_error(exc: BaseException) -> bool:
     if isinstance(sqlstate, str):
         return sqlstate.startswith("08") or sqlstate in PG_UNAVAILABLE_SQLSTATES
     # libpq reports a failed connect or a dropped connection without SQLSTATE.
-    return isinstance(exc, sqlalchemy.exc.OperationalError)
+    module = type(orig).__module__ or ""
+    return isinstance(exc, sqlalchemy.exc.OperationalError) and module.startswith("psycopg")
 
 
 def _is_mysql_error(exc: BaseException) -> bool:
