@@ -8,15 +8,21 @@ answering again claims succeed; and the database holds exactly the claims
 the clients were told succeeded. Answers the client never got (connection
 error) and 503s saying the connection broke during COMMIT may go either way:
 they are counted and printed.
+
+The mapping of database errors to answers is also checked in-process on
+SQLite (the engine's connect made to fail), so it runs everywhere.
 """
 
 from __future__ import annotations
 
 import os
 
+import pymysql
 import pytest
+import sqlalchemy as sa
 
-from tests import dbservers, dbutil
+from placement import db
+from tests import dbservers, dbutil, rig
 from tests.outage import CLIENT_TIMEOUT, Outage, crash_under_claims, held
 
 #: Seconds from the database answering again to the first successful claim.
@@ -30,6 +36,51 @@ def _backend(name: str) -> str:
     if missing:
         pytest.skip(f"no {', '.join(missing)} on this machine")
     return name
+
+
+@pytest.fixture(scope="module")
+def app():
+    with rig.placement_app("sqlite") as (app, _conf):
+        yield app
+
+
+def _connects_raising(app, monkeypatch, error: Exception) -> None:
+    def connect():
+        raise error
+
+    monkeypatch.setattr(app.placement_engine, "connect", connect)
+
+
+def _gone() -> sa.exc.OperationalError:
+    return sa.exc.OperationalError("SELECT 1", {}, pymysql.err.OperationalError(2003, "refused"))
+
+
+def test_an_unreachable_database_is_a_503_with_retry_after(app, monkeypatch):
+    _connects_raising(app, monkeypatch, _gone())
+    reply = rig.request(
+        app, "GET", "/resource_providers", {"X-Auth-Token": "admin", "Accept": "application/json"}
+    )
+    assert reply.status == 503
+    assert reply.headers["retry-after"] == "2"
+    error = reply.json()["errors"][0]
+    assert error["title"] == "Service Unavailable"
+    assert error["detail"].endswith("The database is unavailable.  ")
+
+
+def test_a_commit_in_doubt_says_so(app, monkeypatch):
+    gone = _gone()
+    _connects_raising(app, monkeypatch, db.CommitInDoubt("COMMIT", {}, gone.orig))
+    status, body = rig.call(app, "GET", "/resource_providers")
+    assert status == 503
+    assert "may or may not have been made" in body["errors"][0]["detail"]
+
+
+def test_other_database_errors_are_still_500s(app, monkeypatch):
+    error = sa.exc.OperationalError("SELECT 1", {}, pymysql.err.OperationalError(1054, "column"))
+    _connects_raising(app, monkeypatch, error)
+    status, body = rig.call(app, "GET", "/resource_providers")
+    assert status == 500
+    assert body["errors"][0]["code"] == "placement.undefined_code"
 
 
 @pytest.mark.parametrize("backend", ["mysql", "postgresql"])
