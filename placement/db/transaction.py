@@ -88,12 +88,12 @@ def reader(engine: Engine) -> Iterator[Connection]:
         yield conn
 
 
-class CommitInDoubt(sqlalchemy.exc.DBAPIError):
+class CommitInDoubt(sqlalchemy.exc.OperationalError):
     """The connection broke during ``COMMIT``: the transaction may have been committed.
 
-    Still a ``DBAPIError`` (with the driver's error as ``orig``), so callers
-    that wait out outages and check what was done afterwards, like the
-    applier, treat it as before; :func:`run_in_transaction` and
+    Still an ``OperationalError`` (with the driver's error as ``orig``), so
+    callers that wait out outages and check what was done afterwards, like
+    the applier, treat it as before; :func:`run_in_transaction` and
     :func:`retrying` do not re-run it.
     """
 
