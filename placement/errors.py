@@ -40,6 +40,7 @@ _EXPLANATIONS = {
     404: "The resource could not be found.",
     409: "There was a conflict when trying to complete your request.",
     500: "The server has either erred or is incapable of performing the requested operation.",
+    503: "The server is currently unavailable. Please try again at a later time.",
 }
 
 
@@ -97,6 +98,18 @@ class Conflict(PlacementError):
 
 class InternalError(PlacementError):
     status = 500
+
+
+class ServiceUnavailable(PlacementError):
+    """The service cannot answer now but will again (e.g. its database is down).
+
+    ``retry_after`` seconds go out as the ``Retry-After`` header.
+    """
+
+    status = 503
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message, headers={"retry-after": str(retry_after)})
 
 
 class _OwnPage(PlacementError):

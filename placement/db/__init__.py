@@ -19,7 +19,9 @@ from placement.db.migration import (
 )
 from placement.db.standard import sync_standard_names
 from placement.db.transaction import (
+    CommitInDoubt,
     is_retryable_db_error,
+    is_unavailable_db_error,
     reader,
     retrying,
     run_in_transaction,
@@ -27,12 +29,14 @@ from placement.db.transaction import (
 )
 
 __all__ = [
+    "CommitInDoubt",
     "MigrationBlocked",
     "create_engine",
     "current_revision",
     "engine_from_url",
     "head_revision",
     "is_retryable_db_error",
+    "is_unavailable_db_error",
     "reader",
     "retrying",
     "run_in_transaction",

@@ -31,8 +31,17 @@ MySQL / MariaDB
     whole family of insert deadlocks.
 
 PostgreSQL
-    Nothing special; both ``postgresql+psycopg://`` and
-    ``postgresql+psycopg2://`` work as SQLAlchemy provides them.
+    Both ``postgresql+psycopg://`` and ``postgresql+psycopg2://`` work as
+    SQLAlchemy provides them. libpq waits for a connect forever by default,
+    so ``connect_timeout`` is set (unless the URL names one), as PyMySQL's
+    own default already does for MySQL.
+
+Outages
+    ``pool_pre_ping`` (both servers) tests each pooled connection as it is
+    checked out and reconnects when the server restarted, so a process
+    recovers by itself once its database is back; while it is down, the
+    failed connects raise at once (refused) or after the connect timeout,
+    and the API answers 503 (see :func:`placement.db.is_unavailable_db_error`).
 """
 
 from __future__ import annotations
@@ -57,6 +66,9 @@ SQLITE_BEGIN_OPTION = "placement_sqlite_begin"
 SQLITE_BUSY_TIMEOUT = 30.0
 
 _MYSQL_ISOLATION = "READ COMMITTED"
+
+#: Seconds a PostgreSQL connect may take before it fails (PyMySQL's default).
+PG_CONNECT_TIMEOUT = 10
 
 
 def create_engine(conf: Any, url: str | None = None) -> Engine:
@@ -141,6 +153,8 @@ def engine_from_url(
             engine = sqlalchemy.create_engine(url, **kwargs)
             _set_mysql_session(engine, mysql_sql_mode)
         else:
+            if "connect_timeout" not in url.query:
+                kwargs["connect_args"] = {"connect_timeout": PG_CONNECT_TIMEOUT}
             engine = sqlalchemy.create_engine(url, **kwargs)
     return engine
 

@@ -20,6 +20,12 @@ function, never around single statements:
 
 Both retry only when :func:`is_retryable_db_error` says so, a bounded number
 of times with a short randomized backoff, then re-raise the last error.
+
+A transaction whose ``COMMIT`` lost its connection is different: the server
+may have committed it before the connection broke, so running it again could
+apply it twice. It raises :class:`CommitInDoubt` and is never retried here.
+:func:`is_unavailable_db_error` tells the API which errors mean "the
+database cannot be reached" (answered 503 with ``Retry-After``, not 500).
 """
 
 from __future__ import annotations
@@ -52,6 +58,16 @@ MYSQL_RETRYABLE_ERRNOS = frozenset({1213, 1205, 2006, 2013, 1020})
 #: lock_timeout expiry. Class 08 (connection exceptions) is retried too.
 PG_RETRYABLE_SQLSTATES = frozenset({"40001", "40P01", "55P03"})
 
+#: MySQL/MariaDB error numbers meaning the server cannot be reached or went
+#: away: can't connect (socket, TCP), server shutdown, gone away, lost
+#: connection, connection killed, and the client's own broken-pipe codes.
+MYSQL_UNAVAILABLE_ERRNOS = frozenset({2002, 2003, 1053, 2006, 2013, 2055, 1927, 4031})
+
+#: PostgreSQL SQLSTATEs of a server that shut down or is still starting
+#: (besides class 08, connection exceptions): admin_shutdown, crash_shutdown,
+#: cannot_connect_now.
+PG_UNAVAILABLE_SQLSTATES = frozenset({"57P01", "57P02", "57P03"})
+
 _SQLITE_BUSY_CODES = frozenset({5, 6})  # SQLITE_BUSY, SQLITE_LOCKED
 _SQLITE_BUSY_TEXT = ("database is locked", "database table is locked", "database is busy")
 
@@ -73,12 +89,34 @@ def reader(engine: Engine) -> Iterator[Connection]:
         yield conn
 
 
+class CommitInDoubt(sqlalchemy.exc.OperationalError):
+    """The connection broke during ``COMMIT``: the transaction may have been committed.
+
+    Still an ``OperationalError`` (with the driver's error as ``orig``), so
+    callers that wait out outages and check what was done afterwards, like
+    the applier, treat it as before; :func:`run_in_transaction` and
+    :func:`retrying` do not re-run it.
+    """
+
+
 @contextmanager
 def _transaction(engine: Engine, sqlite_begin: str) -> Iterator[Connection]:
     with engine.connect() as conn:
         conn.execution_options(**{SQLITE_BEGIN_OPTION: sqlite_begin})
-        with conn.begin():
+        transaction = conn.begin()
+        with transaction:
             yield conn
+            try:
+                transaction.commit()
+            except sqlalchemy.exc.DBAPIError as exc:
+                if not is_unavailable_db_error(exc):
+                    raise
+                raise CommitInDoubt(
+                    exc.statement,
+                    exc.params,
+                    exc.orig,  # type: ignore[arg-type]
+                    connection_invalidated=exc.connection_invalidated,
+                ) from exc
 
 
 def is_retryable_db_error(exc: BaseException) -> bool:
@@ -106,6 +144,31 @@ def is_retryable_db_error(exc: BaseException) -> bool:
         args: tuple[object, ...] = getattr(orig, "args", ())
         return bool(args) and args[0] in MYSQL_RETRYABLE_ERRNOS
     return False
+
+
+def is_unavailable_db_error(exc: BaseException) -> bool:
+    """True when ``exc`` means the database server cannot be reached right now.
+
+    A connection the pool found dead, a refused or timed-out connect, a
+    server shutting down, crashed or still starting: errors that will pass
+    when the server is back, unlike a bad statement or a constraint.
+    """
+    if not isinstance(exc, sqlalchemy.exc.DBAPIError):
+        return False
+    if exc.connection_invalidated:
+        return True
+    orig = exc.orig
+    if orig is None or isinstance(orig, sqlite3.Error):
+        return False
+    if _is_mysql_error(orig):
+        args: tuple[object, ...] = getattr(orig, "args", ())
+        return bool(args) and args[0] in MYSQL_UNAVAILABLE_ERRNOS
+    sqlstate = getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None)
+    if isinstance(sqlstate, str):
+        return sqlstate.startswith("08") or sqlstate in PG_UNAVAILABLE_SQLSTATES
+    # libpq reports a failed connect or a dropped connection without SQLSTATE.
+    module = type(orig).__module__ or ""
+    return isinstance(exc, sqlalchemy.exc.OperationalError) and module.startswith("psycopg")
 
 
 def _is_mysql_error(exc: BaseException) -> bool:
@@ -163,7 +226,11 @@ def _retry(call: Callable[[], T], attempts: int) -> T:
         try:
             return call()
         except sqlalchemy.exc.DBAPIError as exc:
-            if attempt >= attempts or not is_retryable_db_error(exc):
+            if (
+                attempt >= attempts
+                or isinstance(exc, CommitInDoubt)
+                or not is_retryable_db_error(exc)
+            ):
                 raise
             delay = _backoff(attempt)
             LOG.debug(

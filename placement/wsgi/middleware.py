@@ -15,7 +15,7 @@ from oslo_config import cfg
 from oslo_context import context as oslo_context
 from oslo_middleware import cors, http_proxy_to_wsgi
 
-from placement import auth, errors
+from placement import auth, db, errors
 from placement import microversion as mv
 from placement.db import engine as db_engine
 from placement.handlers import base
@@ -23,6 +23,10 @@ from placement.wsgi import routes
 
 LOG = logging.getLogger("placement.requestlog")  # upstream's name, for log filters
 ERROR_LOG = logging.getLogger("placement.error")
+#: Seconds a client is told to wait (``Retry-After``) when the database is down:
+#: a restarted server usually answers again within a few seconds.
+RETRY_AFTER = 2
+
 _GLOBAL_ID = re.compile(r"^req-[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}$")
 
 
@@ -258,6 +262,7 @@ class ErrorRenderer:
 
     def install(self, app: falcon.App) -> None:
         app.add_error_handler(Exception, self.handle_unexpected)
+        app.add_error_handler(sqlalchemy.exc.DBAPIError, self.handle_database)
         app.add_error_handler(falcon.HTTPError, self.handle_falcon)
         app.add_error_handler(errors.PlacementError, self.handle)
 
@@ -293,6 +298,24 @@ class ErrorRenderer:
             generic = errors.PlacementError(error.description or error.title or "")
             generic.status = error.status_code
             self.handle(req, resp, generic, params)
+
+    def handle_database(
+        self, req: falcon.Request, resp: falcon.Response, error: Exception, params: dict
+    ) -> None:
+        """A database that cannot be reached is a 503 the client may retry, not a 500."""
+        if isinstance(error, db.CommitInDoubt):
+            ERROR_LOG.warning("Database connection lost during COMMIT: %s", error.orig)
+            message = (
+                "The database connection was lost while committing; "
+                "the change may or may not have been made."
+            )
+        elif db.is_unavailable_db_error(error):
+            ERROR_LOG.warning("Database unavailable: %s", getattr(error, "orig", error))
+            message = "The database is unavailable."
+        else:
+            self.handle_unexpected(req, resp, error, params)
+            return
+        self.handle(req, resp, errors.ServiceUnavailable(message, retry_after=RETRY_AFTER), params)
 
     def handle_unexpected(
         self, req: falcon.Request, resp: falcon.Response, error: Exception, params: dict

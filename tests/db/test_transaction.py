@@ -317,35 +317,74 @@ def test_deadlock_is_retried(counter_engine, backend):
         assert conn.execute(sa.select(counter.c.n).order_by(counter.c.id)).scalars().all() == [2, 2]
 
 
-def test_lost_connection_is_retried(counter_engine, backend):
+@pytest.fixture
+def admin(counter_engine, backend):
+    """A second, autocommit engine on the server of ``counter_engine``."""
     if backend == "sqlite":
         pytest.skip("no server connection to lose")
     admin = sa.create_engine(counter_engine.url, isolation_level="AUTOCOMMIT")
+    yield admin
+    admin.dispose()
+
+
+def test_lost_connection_is_retried(counter_engine, backend, admin):
     calls = []
 
     def fn(conn):
         calls.append(1)
         if len(calls) == 1:
-            if backend == "mysql":
-                own = conn.exec_driver_sql("SELECT CONNECTION_ID()").scalar()
-                kill = f"KILL {int(own)}"
-            else:
-                own = conn.exec_driver_sql("SELECT pg_backend_pid()").scalar()
-                kill = f"SELECT pg_terminate_backend({int(own)})"
-            with admin.connect() as other:
-                other.exec_driver_sql(kill)
+            _kill_own_connection(admin, conn, backend)
         conn.execute(sa.update(counter).where(counter.c.id == 1).values(n=42))
 
-    try:
-        db.run_in_transaction(counter_engine, fn, write=True)
-    finally:
-        admin.dispose()
+    db.run_in_transaction(counter_engine, fn, write=True)
     assert len(calls) == 2
     with db.reader(counter_engine) as conn:
         assert conn.execute(sa.select(counter.c.n).where(counter.c.id == 1)).scalar() == 42
+
+
+def _kill_own_connection(admin, conn, backend):
+    """Have the server end ``conn``'s session, from another connection."""
+    if backend == "mysql":
+        own = conn.exec_driver_sql("SELECT CONNECTION_ID()").scalar()
+        kill = f"KILL {int(own)}"
+    else:
+        own = conn.exec_driver_sql("SELECT pg_backend_pid()").scalar()
+        kill = f"SELECT pg_terminate_backend({int(own)})"
+    with admin.connect() as other:
+        other.exec_driver_sql(kill)
 
 
 def test_is_retryable_on_bare_driver_errors():
     assert db.is_retryable_db_error(sqlite3.OperationalError("database is locked"))
     assert not db.is_retryable_db_error(sqlite3.OperationalError("no such table: x"))
     assert not db.is_retryable_db_error(ValueError("nope"))
+
+
+@pytest.mark.parametrize(
+    "url", ["mysql+pymysql://root@127.0.0.1:1/placement", "postgresql+psycopg://u@127.0.0.1:1/p"]
+)
+def test_a_refused_connect_is_unavailable(url):
+    engine = db.engine_from_url(url)
+    try:
+        with pytest.raises(sa.exc.OperationalError) as caught:
+            db.run_in_transaction(engine, lambda conn: None, write=False)
+    finally:
+        engine.dispose()
+    assert db.is_unavailable_db_error(caught.value)
+    assert not db.is_unavailable_db_error(sa.exc.OperationalError("x", {}, ValueError("nope")))
+
+
+def test_a_commit_that_loses_its_connection_is_in_doubt_and_not_retried(
+    counter_engine, backend, admin
+):
+    calls = []
+
+    def fn(conn):
+        calls.append(1)
+        conn.execute(sa.update(counter).where(counter.c.id == 1).values(n=7))
+        _kill_own_connection(admin, conn, backend)
+
+    with pytest.raises(db.CommitInDoubt) as caught:
+        db.run_in_transaction(counter_engine, fn, write=True)
+    assert calls == [1]
+    assert db.is_unavailable_db_error(caught.value)
