@@ -356,8 +356,13 @@ def _schema_error(
     data: Any, schema: dict, formats: jsonschema.FormatChecker
 ) -> jsonschema.ValidationError | None:
     """The error upstream reports: jsonschema's ``best_match`` (it looks
-    inside ``anyOf``, e.g. ``'x' is not a 'uuid'``), or None when valid."""
-    validator = jsonschema.Draft4Validator(schema, format_checker=formats)
+    inside ``anyOf``, e.g. ``'x' is not a 'uuid'``), or None when valid.
+
+    The validator is the one ``jsonschema.validate`` picks for a schema
+    naming no draft, as upstream's calls do: the latest draft, where a
+    whole-number float (``8.0``) is an integer.
+    """
+    validator = jsonschema.validators.validator_for(schema)(schema, format_checker=formats)
     return jsonschema.exceptions.best_match(validator.iter_errors(data))
 
 
