@@ -92,6 +92,14 @@ class NotFound(PlacementError):
     status = 404
 
 
+class EscapedNotFound(NotFound):
+    """A not-found no route words: what upstream answers when a lookup's
+    not-found escapes its handler (its router turns it into the 404, outside
+    the microversion middleware's reach), so without ``Vary``."""
+
+    vary = False
+
+
 class Conflict(PlacementError):
     status = 409
 

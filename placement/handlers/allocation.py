@@ -44,6 +44,9 @@ _POST: base.Answers = {
     **_WRITE,
 }
 
+#: Upstream's delete words its not-found itself (so with ``Vary``).
+_DELETE: base.Answers = {exceptions.NoAllocations: base.Answer(errors.NotFound)}
+
 
 def consumer_writes(
     conf: cfg.ConfigOpts, entries: dict, version: mv.Version
@@ -134,7 +137,8 @@ class ConsumerAllocations(base.Resource):
 
     @base.responder(policy.ALLOCATIONS_DELETE)
     def on_delete(self, req: falcon.Request, resp: falcon.Response, consumer_uuid: str) -> None:
-        allocation.delete_for_consumer(self.deps.engine, consumer_uuid)
+        with base.answering(_DELETE):
+            allocation.delete_for_consumer(self.deps.engine, consumer_uuid)
         base.send_empty(resp, 204)
 
 

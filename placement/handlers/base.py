@@ -62,7 +62,10 @@ class Answer:
 Answers = Mapping[type[Exception], Answer]
 
 #: How every handler answers the object layer's errors unless its own table
-#: says otherwise: the code each error has everywhere, then the families.
+#: says otherwise: the code each error has everywhere, then the families. A
+#: not-found no table words is upstream's escaped one, without ``Vary``
+#: (:class:`errors.EscapedNotFound`); a route whose upstream handler words it
+#: answers it as :class:`errors.NotFound` in its own table.
 OBJECT_ANSWERS: Answers = {
     exceptions.ConcurrentUpdate: Answer(errors.Conflict, code=errors.CONCURRENT_UPDATE),
     exceptions.StaleGeneration: Answer(errors.Conflict, code=errors.CONCURRENT_UPDATE),
@@ -73,7 +76,7 @@ OBJECT_ANSWERS: Answers = {
     exceptions.ProviderHasChildren: Answer(
         errors.Conflict, code=errors.PROVIDER_CANNOT_DELETE_PARENT
     ),
-    exceptions.NotFound: Answer(errors.NotFound),
+    exceptions.NotFound: Answer(errors.EscapedNotFound),
     exceptions.Invalid: Answer(errors.BadRequest),
     exceptions.Conflict: Answer(errors.Conflict),
 }
@@ -353,8 +356,13 @@ def _schema_error(
     data: Any, schema: dict, formats: jsonschema.FormatChecker
 ) -> jsonschema.ValidationError | None:
     """The error upstream reports: jsonschema's ``best_match`` (it looks
-    inside ``anyOf``, e.g. ``'x' is not a 'uuid'``), or None when valid."""
-    validator = jsonschema.Draft4Validator(schema, format_checker=formats)
+    inside ``anyOf``, e.g. ``'x' is not a 'uuid'``), or None when valid.
+
+    The validator is the one ``jsonschema.validate`` picks for a schema
+    naming no draft, as upstream's calls do: the latest draft, where a
+    whole-number float (``8.0``) is an integer.
+    """
+    validator = jsonschema.validators.validator_for(schema)(schema, format_checker=formats)
     return jsonschema.exceptions.best_match(validator.iter_errors(data))
 
 

@@ -34,14 +34,16 @@ def load_provider(
 ) -> rp_obj.Provider:
     """The provider at ``uuid`` or 404 ``No resource provider with uuid <u> found``.
 
-    Some routes repeat the reason after ``separator`` (``explain``), as upstream does.
+    Some routes word the 404 themselves, as upstream's handlers do: they
+    repeat the reason after ``separator`` (``explain``) and keep ``Vary``.
+    On the others upstream lets the lookup's not-found escape: no ``Vary``.
     """
     provider = rp_obj.find(resource.deps.engine, uuid)
     if provider is None:
         message = f"No resource provider with uuid {uuid} found"
         if explain:
-            message = f"{message}{separator}{message}"
-        raise errors.NotFound(message)
+            raise errors.NotFound(f"{message}{separator}{message}")
+        raise errors.EscapedNotFound(message)
     return provider
 
 
@@ -56,7 +58,7 @@ def provider_lookup(*, explain: bool = False, separator: str = " : ") -> base.St
     return step
 
 
-#: The provider, or 404 ``No resource provider with uuid <u> found``.
+#: The provider, or 404 ``No resource provider with uuid <u> found`` (without ``Vary``).
 PROVIDER = provider_lookup()
 
 
@@ -138,6 +140,10 @@ def _list_filters(
     )
 
 
+#: Upstream's delete words its not-found itself (so with ``Vary``).
+_DELETE: base.Answers = {exceptions.ProviderNotFound: base.Answer(errors.NotFound)}
+
+
 class ResourceProvider(base.Resource):
     """``/resource_providers/{uuid}``: show, update, delete."""
 
@@ -166,5 +172,6 @@ class ResourceProvider(base.Resource):
 
     @base.responder(policy.RP_DELETE)
     def on_delete(self, req: falcon.Request, resp: falcon.Response, uuid: str) -> None:
-        rp_obj.delete_provider(self.deps.engine, uuid)
+        with base.answering(_DELETE):
+            rp_obj.delete_provider(self.deps.engine, uuid)
         base.send_empty(resp, 204)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+from typing import ClassVar
 
 import falcon
 import jsonschema
@@ -74,6 +75,9 @@ class Traits(base.Resource):
 
 class Trait(base.Resource):
     """``/traits/{name}``: check existence, create a custom trait, delete it."""
+
+    #: Upstream's routes word an unknown trait themselves (so with ``Vary``).
+    ANSWERS: ClassVar[base.Answers] = {exceptions.TraitNotFound: base.Answer(errors.NotFound)}
 
     @base.responder(policy.TRAITS_SHOW, _SINCE)
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:

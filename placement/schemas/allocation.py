@@ -87,6 +87,9 @@ def _dict_form(schema: Schema) -> Schema:
         },
         "additionalProperties": False,
     }
+    # Upstream's 1.12 schema lists "required" last, so a body that both lacks
+    # and adds keys fails on the added key first.
+    schema["required"] = schema.pop("required")
     return schema
 
 
@@ -98,7 +101,12 @@ def _may_be_empty(schema: Schema) -> Schema:
 
 #: What 1.28, 1.34 and 1.38 changed in a consumer's entry, wherever it is sent.
 _ENTRY_CHANGES = (
-    (mv.CONSUMER_GENERATION, requiring(consumer_generation={"type": ["integer", "null"]})),
+    (
+        mv.CONSUMER_GENERATION,
+        # "additionalProperties" does nothing here; upstream has it, and
+        # error texts print the schema.
+        requiring(consumer_generation={"type": ["integer", "null"], "additionalProperties": False}),
+    ),
     (
         mv.MAPPINGS,
         adding(

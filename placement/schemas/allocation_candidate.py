@@ -11,6 +11,8 @@ from placement import microversion as mv
 from placement.schemas import Change, Schema, Versioned, adding
 
 _STRING = {"type": "string"}
+#: The same, as upstream states it for some keys (error texts print the schema).
+_STRINGS = {"type": ["string"]}
 _NUMBERED = "[1-9][0-9]*"
 
 
@@ -45,8 +47,8 @@ QUERY = Versioned(
             }
         ),
     ),
-    (mv.CANDIDATES_TRAITS, adding(required=_STRING)),
-    (mv.CANDIDATES_MEMBER_OF, adding(member_of=_STRING)),
+    (mv.CANDIDATES_TRAITS, adding(required=_STRINGS)),
+    (mv.CANDIDATES_MEMBER_OF, adding(member_of=_STRINGS)),
     (mv.GRANULAR_GROUPS, _grouped(_NUMBERED, ("resources", "required", "member_of"))),
     (mv.GRANULAR_GROUPS, adding(group_policy={"type": "string", "enum": ["none", "isolate"]})),
     (
@@ -57,6 +59,6 @@ QUERY = Versioned(
         mv.STRING_SUFFIXES,
         _grouped("[a-zA-Z0-9_-]{1,64}", ("resources", "required", "member_of", "in_tree")),
     ),
-    (mv.ROOT_REQUIRED, adding(root_required=_STRING)),
-    (mv.SAME_SUBTREE, adding(same_subtree=_STRING)),
+    (mv.ROOT_REQUIRED, adding(root_required=_STRINGS)),
+    (mv.SAME_SUBTREE, adding(same_subtree=_STRINGS)),
 )
