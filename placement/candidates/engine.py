@@ -1,9 +1,10 @@
 """Run the candidate pipeline and shape the answer.
 
-The steps, in the order :func:`find` runs them: ``_plan`` resolves the
+The steps, in the order :func:`find` runs them: :func:`resolve_plan` resolves the
 names into one frozen :class:`~placement.candidates.model.Plan` (with the
 error-order probe, which keeps upstream's choice between an empty answer and
-a 400); ``_stream`` gathers each window's options (``slots.gather``) and
+a 400), or says why nothing can match (a :class:`~placement.candidates.model.Stop`);
+``_stream`` gathers each window's options (``slots.gather``) and
 combines them (``combine.Search``); ``_select`` applies ``limit`` and the
 sampling; ``summaries`` and ``output`` write the answer.
 
@@ -38,10 +39,14 @@ from placement import metrics
 from placement.candidates import output, query, resolve, slots, summaries
 from placement.candidates.combine import Search
 from placement.candidates.model import (
+    STOP_EARLIER,
+    STOP_ROOT_REQUIRED,
+    STOP_VOID,
     Candidate,
     Plan,
     ResolvedGroup,
     Shape,
+    Stop,
     TraitIds,
     Window,
 )
@@ -98,8 +103,8 @@ def find(engine: Engine, request: CandidateRequest, settings: Settings) -> bytes
 
 def _find(engine: Engine, request: CandidateRequest, settings: Settings) -> bytes:
     with reader(engine) as conn:
-        plan = _plan(conn, request)
-        if plan is None:
+        plan = resolve_plan(conn, request)
+        if isinstance(plan, Stop):
             metrics.candidates_returned(0)
             return output.EMPTY
         windowed = not settings.breadth_first and (
@@ -141,8 +146,8 @@ def _find(engine: Engine, request: CandidateRequest, settings: Settings) -> byte
 # --- resolve -------------------------------------------------------------------
 
 
-def _plan(conn: Connection, request: CandidateRequest) -> Plan | None:
-    """Resolve names in upstream's order; None when nothing can match.
+def resolve_plan(conn: Connection, request: CandidateRequest) -> Plan | Stop:
+    """Resolve names in upstream's order; a :class:`Stop` when nothing can match.
 
     A group that can match nothing (unknown aggregates or ``in_tree``) ends
     the answer there, before later groups' names are looked up; an unknown
@@ -150,7 +155,7 @@ def _plan(conn: Connection, request: CandidateRequest) -> Plan | None:
     """
     root_traits = resolve.root_traits(conn, request.root_traits)
     if root_traits and not _some_root(conn, root_traits):
-        return None
+        return Stop(STOP_ROOT_REQUIRED, root_traits)
     shape = query.shape(conn)
     groups: list[ResolvedGroup] = []
     for wanted in request.groups:
@@ -158,10 +163,10 @@ def _plan(conn: Connection, request: CandidateRequest) -> Plan | None:
             group = resolve.group(conn, wanted)
         except exceptions.NameNotFound:
             if _upstream_stops_before(conn, groups, root_traits, shape):
-                return None
+                return Stop(STOP_EARLIER, root_traits, shape, tuple(groups))
             raise
         if group.void:
-            return None
+            return Stop(STOP_VOID, root_traits, shape, (*groups, group))
         groups.append(group)
     return Plan.of(
         tuple(groups),
@@ -220,7 +225,7 @@ def _stream(
     search = Search(plan.specs, plan.rules)
     shared = [slots.sharing_rows(conn, group, plan) for group in plan.groups]
     seen: set[tuple] = set()
-    for window in _windows(conn, plan.root_traits, windowed):
+    for window in windows(conn, plan.root_traits, windowed):
         options = slots.gather(conn, plan, window, shared)
         if options is None:
             continue
@@ -238,7 +243,7 @@ def _one_per_provider(conn: Connection, plan: Plan, windowed: bool) -> Iterator[
     combine (one anchor, one option, whichever the strategy)."""
     group = plan.groups[0]
     amounts = sorted(group.amounts)
-    for window in _windows(conn, plan.root_traits, windowed):
+    for window in windows(conn, plan.root_traits, windowed):
         for row in query.provider_rows(conn, group, window=window):
             provider = row.provider
             yield Candidate(
@@ -256,7 +261,8 @@ _ID_RANGE = select(
 )
 
 
-def _windows(conn: Connection, root_traits: TraitIds, windowed: bool) -> Iterator[Window]:
+def windows(conn: Connection, root_traits: TraitIds, windowed: bool) -> Iterator[Window]:
+    """Windows of root ids, growing, or (not ``windowed``) one whole window."""
     low, high = conn.execute(_ID_RANGE).one()
     if low is None:
         return

@@ -30,6 +30,12 @@ TraitIds = TraitFilter[int]
 AggregateIds = AggregateFilter[int]
 
 
+#: :attr:`ResolvedGroup.void`: a ``member_of`` set names no provider's aggregate.
+VOID_MEMBER_OF = "member_of"
+#: :attr:`ResolvedGroup.void`: the ``in_tree`` provider does not exist.
+VOID_IN_TREE = "in_tree"
+
+
 @dataclass(frozen=True)
 class ResolvedGroup:
     """A request group in database terms."""
@@ -41,8 +47,9 @@ class ResolvedGroup:
     aggregates: AggregateIds
     #: Root id of the ``in_tree`` provider's tree.
     tree: int | None = None
-    #: True when the group can match nothing (unknown tree or aggregates).
-    void: bool = False
+    #: Why the group can match nothing, if it can't: :data:`VOID_MEMBER_OF`
+    #: (no provider in its aggregates) or :data:`VOID_IN_TREE` (unknown tree).
+    void: str = ""
 
     @property
     def granular(self) -> bool:
@@ -139,6 +146,29 @@ class Plan:
     def one_provider_each(self) -> bool:
         """Every candidate is one provider (a flat deployment, one group)."""
         return self.shape.flat and len(self.groups) == 1
+
+
+@dataclass(frozen=True)
+class Stop:
+    """Why a request matches nothing before any search (its answer is empty).
+
+    ``reason`` is :data:`STOP_ROOT_REQUIRED` (no root has the
+    ``root_required`` traits), :data:`STOP_VOID` (``groups[-1]`` is void)
+    or :data:`STOP_EARLIER` (a later group names an unknown class or trait,
+    and upstream answers first because one of ``groups`` matches nothing
+    on its own). ``groups`` are those resolved so far.
+    """
+
+    reason: str
+    root_traits: TraitIds
+    #: Known once ``root_required`` passed.
+    shape: Shape | None = None
+    groups: tuple[ResolvedGroup, ...] = ()
+
+
+STOP_ROOT_REQUIRED = "root_required"
+STOP_VOID = "void"
+STOP_EARLIER = "earlier"
 
 
 # --- one window of trees ---------------------------------------------------------

@@ -214,6 +214,29 @@ def _provider_query(
 # --- the unsuffixed group: a tree serves it collectively -------------------------
 
 
+def tree_member_of(positive: AggregateIds) -> list:
+    """The unsuffixed group's ``member_of`` on a tree row: the provider, or
+    its root (an aggregate on the root spans the tree), is in one aggregate
+    of each set."""
+    if not positive.member_of:
+        return []
+    return [
+        or_(
+            and_(*in_aggregates(_RP.c.id, positive)),
+            and_(*in_aggregates(_RP.c.root_provider_id, positive)),
+        )
+    ]
+
+
+def tree_not_in(negative: AggregateIds) -> list:
+    """The unsuffixed group's forbidden aggregates on a tree row: neither
+    the root nor the provider is in one."""
+    return [
+        *in_aggregates(_RP.c.root_provider_id, negative),
+        *in_aggregates(_RP.c.id, negative),
+    ]
+
+
 def class_rows(
     conn: Connection,
     group: ResolvedGroup,
@@ -271,17 +294,12 @@ def _class_query(
         conditions += in_window(_RP.c.root_provider_id, window)
         if group.tree is not None:
             conditions.append(_RP.c.root_provider_id == group.tree)
-        if positive.member_of:
-            conditions.append(
-                or_(
-                    and_(*in_aggregates(_RP.c.id, positive)),
-                    and_(*in_aggregates(_RP.c.root_provider_id, positive)),
-                )
-            )
-        conditions += in_aggregates(_RP.c.root_provider_id, negative)
-    if sharing_trait is not None:
-        conditions += [*_sharing(sharing_trait), *in_aggregates(_RP.c.id, positive)]
-    conditions += in_aggregates(_RP.c.id, negative)
+        conditions += tree_member_of(positive)
+        conditions += tree_not_in(negative)
+    else:
+        if sharing_trait is not None:
+            conditions += [*_sharing(sharing_trait), *in_aggregates(_RP.c.id, positive)]
+        conditions += in_aggregates(_RP.c.id, negative)
     room_columns = (
         [inv.c.total, inv.c.reserved, inv.c.allocation_ratio, taken, inv.c.max_unit]
         if with_rooms

@@ -6,7 +6,7 @@ every earlier group could match. Within a group the order is: resource
 classes (400), then ``member_of`` (no provider in those aggregates: nothing
 matches), then traits (400), then ``in_tree`` (unknown provider: nothing
 matches). :func:`group` follows that order and reports "nothing matches" as
-``ResolvedGroup.void``; the engine decides what an error in a later group
+``ResolvedGroup.void`` (saying which); the engine decides what an error in a later group
 means.
 """
 
@@ -18,7 +18,13 @@ import os_traits
 from sqlalchemy.engine import Connection
 
 from placement import filters
-from placement.candidates.model import AggregateIds, ResolvedGroup, TraitIds
+from placement.candidates.model import (
+    VOID_IN_TREE,
+    VOID_MEMBER_OF,
+    AggregateIds,
+    ResolvedGroup,
+    TraitIds,
+)
 from placement.candidates.request import RequestGroup
 from placement.db import tables
 from placement.objects import conditions, exceptions, resource_class, resource_provider, trait
@@ -46,20 +52,22 @@ def group(conn: Connection, wanted: RequestGroup) -> ResolvedGroup:
     amounts = tuple((classes[name], amount) for name, amount in wanted.resources.items())
     aggregates = conditions.aggregate_ids(conn, wanted.aggregates)
     if not all(aggregates.member_of):
-        return ResolvedGroup(wanted.suffix, amounts, TraitIds(), aggregates, void=True)
+        return ResolvedGroup(wanted.suffix, amounts, TraitIds(), aggregates, void=VOID_MEMBER_OF)
     try:
         traits = conditions.trait_ids(conn, wanted.traits, message=_TRAIT_MESSAGE)
     except exceptions.TraitNotFound:
         # Nobody in the aggregates comes first. Otherwise that needs no
         # query of its own: the group's query then finds nothing.
         if aggregates.member_of and not _someone_in(conn, aggregates):
-            return ResolvedGroup(wanted.suffix, amounts, TraitIds(), aggregates, void=True)
+            return ResolvedGroup(
+                wanted.suffix, amounts, TraitIds(), aggregates, void=VOID_MEMBER_OF
+            )
         raise
     tree = None
     if wanted.in_tree is not None:
         provider = resource_provider.get_by_uuid(conn, wanted.in_tree)
         if provider is None:
-            return ResolvedGroup(wanted.suffix, amounts, traits, aggregates, void=True)
+            return ResolvedGroup(wanted.suffix, amounts, traits, aggregates, void=VOID_IN_TREE)
         tree = provider.root_provider_id
     return ResolvedGroup(wanted.suffix, amounts, traits, aggregates, tree)
 

@@ -45,14 +45,16 @@ def sharing_rows(
 
 
 def gather(
-    conn: Connection, plan: Plan, window: Window, shared: list[list]
+    conn: Connection, plan: Plan, window: Window, shared: list[list], *, partial: bool = False
 ) -> WindowOptions | None:
     """Everything the search needs about the trees of ``window``; None when
     no anchor there has an option for every slot.
 
     ``shared`` holds each group's :func:`sharing_rows`. For ``same_subtree``
     the facts include the ancestry of the window's trees and of the trees
-    of the sharing providers offered.
+    of the sharing providers offered. ``partial`` (the explanation's) reads
+    every group even when one has no option at all, and returns the
+    options even without an anchor (never None).
     """
     slots = tuple(Slot(spec) for spec in plan.specs)
     facts = Facts()
@@ -74,12 +76,12 @@ def gather(
                 )
             else:
                 _add_class_rows(conn, group, window, group_shared, by_class, facts, plan.summed)
-        if not all(slot.choices for slot in touched):
+        if not (partial or all(slot.choices for slot in touched)):
             return None
     anchors = common_anchors(slots)
-    if not anchors:
+    if not (anchors or partial):
         return None
-    if plan.rules.same_subtrees:
+    if plan.rules.same_subtrees and anchors:
         own_roots = {facts.roots[p] for slot in slots for p in slot.shared}
         facts = replace(facts, ancestry=ancestry(conn, window, own_roots))
     return WindowOptions(slots, facts, anchors)

@@ -12,7 +12,8 @@ both build their answers from here, on a provider id column:
   window of trees) pays for those providers only, where an ``IN (SELECT …)``
   would be computed over every provider of the deployment each time.
 * :func:`capacity` is what an inventory can hold, in Python and in SQL alike;
-  :func:`fits` adds usage (:func:`used`), min_unit, max_unit and step_size.
+  :func:`fits` adds usage (:func:`used`), min_unit, max_unit and step_size
+  (:func:`fit_checks` names each of its conditions).
 """
 
 from __future__ import annotations
@@ -153,11 +154,19 @@ def used(
     )
 
 
+def fit_checks(
+    inv: sqlalchemy.FromClause, used: sqlalchemy.ColumnElement, amount: int
+) -> dict[str, sqlalchemy.ColumnElement]:
+    """The conditions of :func:`fits`, by the rule each states, in its order
+    (the candidates' explanation reports the first one a provider fails)."""
+    return {
+        "capacity": used + amount <= capacity(inv.c.total, inv.c.reserved, inv.c.allocation_ratio),
+        "min_unit": inv.c.min_unit <= amount,
+        "max_unit": inv.c.max_unit >= amount,
+        "step_size": literal(amount) % inv.c.step_size == 0,
+    }
+
+
 def fits(inv: sqlalchemy.FromClause, used: sqlalchemy.ColumnElement, amount: int) -> list:
     """``amount`` more fits the inventory: capacity, min/max unit, step size."""
-    return [
-        used + amount <= capacity(inv.c.total, inv.c.reserved, inv.c.allocation_ratio),
-        inv.c.min_unit <= amount,
-        inv.c.max_unit >= amount,
-        literal(amount) % inv.c.step_size == 0,
-    ]
+    return list(fit_checks(inv, used, amount).values())
