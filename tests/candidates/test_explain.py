@@ -1,0 +1,278 @@
+"""The explanation: every rule is reported where it applies, and its verdicts
+agree with the candidates (the engine's) and with the brute-force reference."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Iterator
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from placement import errors
+from placement import microversion as mv
+from placement.candidates import engine, explain, verdicts
+from placement.candidates import request as candidate_request
+from placement.objects import exceptions
+from tests import rig
+from tests.candidates import reference
+from tests.candidates.strategies import queries, worlds
+from tests.candidates.world import SHARING, Inventory, World, aggregate_uuid, erase, write
+
+AGG1, AGG2, AGG3 = aggregate_uuid(1), aggregate_uuid(2), aggregate_uuid(3)
+
+
+@pytest.fixture(scope="module", params=rig.backends())
+def db_engine(request: pytest.FixtureRequest) -> Iterator:
+    with rig.placement_app(request.param) as (app, _conf):
+        yield app.placement_engine
+
+
+def _world() -> World:
+    """cn1 (VCPU 4 with 3 used; MEMORY_MB min 256, max 1024, step 256; AVX;
+    aggregate 1), cn2 (VCPU 8), host (numa0 and numa1 with VCPU 2 each, nic
+    with SRIOV_NET_VF 4) and shr (sharing DISK_GB 100 in aggregate 3 alone)."""
+    world = World()
+    world.add(
+        inventories={
+            "VCPU": Inventory(4),
+            "MEMORY_MB": Inventory(2048, min_unit=256, max_unit=1024, step_size=256),
+        },
+        used={"VCPU": 3},
+        traits={"HW_CPU_X86_AVX"},
+        aggregates={AGG1},
+    )
+    world.add(inventories={"VCPU": Inventory(8)}, aggregates={AGG2})
+    host = world.add()
+    world.add(host.id, inventories={"VCPU": Inventory(2)})
+    world.add(host.id, inventories={"VCPU": Inventory(2)})
+    world.add(host.id, inventories={"SRIOV_NET_VF": Inventory(4)})
+    world.add(inventories={"DISK_GB": Inventory(100)}, traits={SHARING}, aggregates={AGG3})
+    return world
+
+
+CN1, CN2, HOST, NUMA0, NUMA1, NIC, SHR = range(1, 8)
+
+#: (query, version, level, rule, provider or root id (None: the request), group)
+CASES = [
+    ("resources1=VCPU:1,DISK_GB:1", None, "provider", "no_inventory", CN1, "1"),
+    ("resources=VCPU:2", None, "provider", "capacity", CN1, ""),
+    ("resources=MEMORY_MB:128", None, "provider", "min_unit", CN1, ""),
+    ("resources=MEMORY_MB:2048", None, "provider", "max_unit", CN1, ""),
+    ("resources=MEMORY_MB:300", None, "provider", "step_size", CN1, ""),
+    ("resources1=VCPU:1&required1=HW_CPU_X86_AVX", None, "provider", "missing_trait", CN2, "1"),
+    ("resources=VCPU:1&required=!HW_CPU_X86_AVX", None, "provider", "forbidden_trait", CN1, ""),
+    (f"resources1=VCPU:1&member_of1={AGG1}", None, "provider", "not_in_aggregate", CN2, "1"),
+    (f"resources=VCPU:1&member_of={AGG2}", None, "provider", "not_in_aggregate", NUMA0, ""),
+    (f"resources=VCPU:1&member_of=!{AGG1}", None, "provider", "forbidden_aggregate", CN1, ""),
+    ("resources1=VCPU:1&in_tree1=UUID2", None, "provider", "outside_tree", CN1, "1"),
+    ("resources1=VCPU:1&in_tree1=UUID2", None, "tree", "outside_tree", CN1, "1"),
+    ("resources=VCPU:1&root_required=HW_CPU_X86_AVX", None, "tree", "root_required", CN2, None),
+    ("resources=DISK_GB:10", None, "tree", "not_shared", CN2, ""),
+    ("resources=VCPU:1", None, "tree", "no_provider", SHR, ""),
+    ("resources1=VCPU:1&resources2=VCPU:1&group_policy=none", None, "tree", "capacity", CN1, None),
+    ("resources=VCPU:1&required=HW_CPU_X86_AVX", None, "tree", "missing_trait", CN2, ""),
+    ("resources=VCPU:1,SRIOV_NET_VF:1", (1, 28), "tree", "one_provider_per_tree", HOST, None),
+    (
+        "resources1=VCPU:1&resources2=VCPU:1&group_policy=isolate",
+        None,
+        "tree",
+        "isolate",
+        CN2,
+        None,
+    ),
+    (
+        "resources_C=VCPU:1&resources_N=SRIOV_NET_VF:1&same_subtree=_C,_N&group_policy=none",
+        None,
+        "tree",
+        "same_subtree",
+        HOST,
+        None,
+    ),
+    (
+        f"resources=VCPU:1&member_of={aggregate_uuid(9)}",
+        None,
+        "request",
+        "not_in_aggregate",
+        None,
+        "",
+    ),
+    ("resources=VCPU:1&in_tree=UUID99", None, "request", "outside_tree", None, ""),
+    (
+        "resources1=VGPU:1&resources2=CUSTOM_NOPE:1&group_policy=none",
+        None,
+        "request",
+        "no_provider",
+        None,
+        "1",
+    ),
+]
+
+
+@pytest.fixture
+def seeded(db_engine) -> Iterator[World]:
+    world = _world()
+    write(db_engine, world)
+    yield world
+    erase(db_engine, world)
+
+
+def _pairs(query: str, world: World) -> list[tuple[str, str]]:
+    text = query.replace("UUID99", world.providers[1].uuid[:-2] + "99")
+    for number, provider in world.providers.items():
+        text = text.replace(f"UUID{number}", provider.uuid)
+    return [tuple(item.split("=", 1)) for item in text.split("&")]  # type: ignore[misc]
+
+
+def _explain(db_engine, world: World, query: str, version=None) -> dict:
+    wanted = candidate_request.parse(
+        _pairs(query, world), mv.Version(*version) if version else mv.MAX_VERSION
+    )
+    return explain.explain(db_engine, wanted)
+
+
+@pytest.mark.parametrize(("query", "version", "level", "rule", "who", "group"), CASES)
+def test_each_rule_is_reported(db_engine, seeded, query, version, level, rule, who, group):
+    found = _explain(db_engine, seeded, query, version)["explanations"]
+    uuid = seeded.providers[who].uuid if who else None
+    assert any(
+        (e["level"], e["rule"], e["uuid"], e["group"]) == (level, rule, uuid, group) for e in found
+    ), found
+
+
+def test_every_rule_has_a_case():
+    tried = {(level, rule) for _, _, level, rule, _, _ in CASES}
+    assert {rule for level, rule in tried if level == "provider"} == set(verdicts.PROVIDER_RULES)
+    assert {rule for level, rule in tried if level == "tree"} == set(explain.TREE_RULES)
+
+
+def test_unknown_names_are_the_candidates_error(db_engine, seeded):
+    with pytest.raises(exceptions.NameNotFound, match="No such resource class CUSTOM_NOPE"):
+        _explain(db_engine, seeded, "resources=CUSTOM_NOPE:1")
+
+
+def test_numbers_of_capacity(db_engine, seeded):
+    found = _explain(db_engine, seeded, "resources=VCPU:2")["explanations"]
+    (capacity,) = [e for e in found if e["rule"] == "capacity"]
+    assert capacity["resource_class"] == "VCPU"
+    assert {k: capacity["numbers"][k] for k in ("capacity", "used", "free", "requested")} == {
+        "capacity": 4,
+        "used": 3,
+        "free": 1,
+        "requested": 2,
+    }
+
+
+def test_trees_that_qualify(db_engine, seeded):
+    trees = _explain(db_engine, seeded, "resources=VCPU:2")["trees"]
+    by_uuid = {tree["uuid"]: tree["qualifies"] for tree in trees}
+    assert by_uuid == {seeded.providers[p].uuid: p in (CN2, HOST) for p in (CN1, CN2, HOST, SHR)}
+
+
+def test_explanations_are_capped(db_engine, seeded, monkeypatch):
+    monkeypatch.setattr(explain, "MAX_EXPLANATIONS", 2)
+    document = _explain(db_engine, seeded, "resources=VGPU:1")
+    assert len(document["explanations"]) == 2
+    assert document["explanations_omitted"] == 2
+
+
+# --- against the engine and the reference -------------------------------------
+
+
+def _reference_anchors(world: World, wanted) -> set[int]:
+    """Roots under which the brute-force reference finds a candidate."""
+    return {
+        anchor
+        for anchor in reference._anchors(world, wanted)
+        if any(
+            reference._combine(world, wanted, picks) is not None
+            for picks in itertools.product(
+                *(reference._options(world, group, anchor) for group in wanted.groups)
+            )
+        )
+    }
+
+
+def _violated(world: World, wanted, explanation: dict) -> bool:
+    """Whether the provider really breaks the rule the explanation names."""
+    provider = world.by_uuid(explanation["uuid"])
+    group = next(g for g in wanted.groups if g.suffix == explanation["group"])
+    rule, name = explanation["rule"], explanation["resource_class"]
+    inv = provider.inventories.get(name) if name else None
+    amount = group.resources.get(name, 0) if name else 0
+    root = world.providers[world.root(provider.id)]
+    checks = {
+        "no_inventory": lambda: inv is None,
+        "capacity": lambda: provider.used.get(name, 0) + amount > inv.capacity,
+        "min_unit": lambda: amount < inv.min_unit,
+        "max_unit": lambda: amount > inv.max_unit,
+        "step_size": lambda: amount % inv.step_size != 0,
+        "missing_trait": lambda: not provider.traits & set(explanation["numbers"]["required"]),
+        "forbidden_trait": lambda: bool(provider.traits & group.traits.forbidden),
+        "not_in_aggregate": lambda: (
+            not (
+                reference._in_all(provider.aggregates, group.aggregates.member_of)
+                or (
+                    not group.granular
+                    and reference._in_all(root.aggregates, group.aggregates.member_of)
+                )
+            )
+        ),
+        "forbidden_aggregate": lambda: bool(
+            (provider.aggregates | (root.aggregates if not group.granular else set()))
+            & group.aggregates.forbidden
+        ),
+        "outside_tree": lambda: root.id != world.root(world.by_uuid(group.in_tree).id),
+    }
+    return checks[rule]()
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+    ],
+)
+@given(data=st.data())
+def test_explanation_agrees_with_candidates_and_reference(db_engine, data):
+    world = data.draw(worlds())
+    version, pairs = data.draw(queries(world))
+    try:
+        wanted = candidate_request.parse(pairs, version)
+    except errors.BadRequest:
+        return
+    write(db_engine, world)
+    try:
+        body = json.loads(engine.find(db_engine, wanted, engine.Settings()))
+        document = explain.explain(db_engine, wanted)
+    finally:
+        erase(db_engine, world)
+    anchors = {world.providers[p].uuid for p in _reference_anchors(world, wanted)}
+    qualifying = {tree["uuid"] for tree in document["trees"] if tree["qualifies"]}
+    assert qualifying == anchors, pairs
+    assert bool(body["allocation_requests"]) == bool(qualifying), pairs
+    found = document["explanations"]
+    explained_trees = {e["uuid"] for e in found if e["level"] == "tree"}
+    request_wide = any(e["level"] == "request" for e in found)
+    for tree in document["trees"]:
+        if tree["qualifies"]:
+            assert tree["uuid"] not in explained_trees, pairs
+        else:
+            assert tree["uuid"] in explained_trees or request_wide, pairs
+    if version >= mv.MAPPINGS:
+        used = {
+            (suffix, provider)
+            for request in body["allocation_requests"]
+            for suffix, providers in request["mappings"].items()
+            for provider in providers
+        }
+        refused = {(e["group"], e["uuid"]) for e in found if e["level"] == "provider"}
+        assert not used & refused, pairs
+    for explanation in found:
+        if explanation["level"] == "provider":
+            assert _violated(world, wanted, explanation), (pairs, explanation)
