@@ -337,6 +337,28 @@ def case_trees(world: _World) -> None:
         world.provider(f"numa{n}_2", cn, VCPU=4)
 
 
+def diagnostics(world: _World) -> None:
+    """For the "why no candidate?" stories: cn1 (VCPU 4 with 3 used;
+    MEMORY_MB 2048 with min_unit 256, max_unit 1024, step_size 256;
+    HW_CPU_X86_AVX; AGG1), cn2 (VCPU 8; AGG2), host (numa0 and numa1 with
+    VCPU 2 each, nic with SRIOV_NET_VF 4) and shr (sharing DISK_GB 100 in
+    AGG3, with nobody else)."""
+    cn1 = world.provider(
+        "cn1",
+        aggregates=["AGG1"],
+        traits=["HW_CPU_X86_AVX"],
+        VCPU=4,
+        MEMORY_MB={"total": 2048, "min_unit": 256, "max_unit": 1024, "step_size": 256},
+    )
+    world.consume(cn1, VCPU=3)
+    world.provider("cn2", aggregates=["AGG2"], VCPU=8)
+    host = world.provider("host")
+    world.provider("numa0", host, VCPU=2)
+    world.provider("numa1", host, VCPU=2)
+    world.provider("nic", host, SRIOV_NET_VF=4)
+    world.provider("shr", aggregates=["AGG3"], traits=[SHARES], DISK_GB=100)
+
+
 _WORLDS = {
     "SharedStorageFixture": shared_storage,
     "NUMAAggregateFixture": numa_aggregates,
@@ -348,6 +370,7 @@ _WORLDS = {
     "CaseNUMASharingFixture": case_numa_sharing,
     "CaseNICTraitsFixture": case_nic_traits,
     "CaseTreesFixture": case_trees,
+    "DiagnosticsFixture": diagnostics,
 }
 
 
