@@ -19,7 +19,7 @@ from typing import Any
 import sqlalchemy
 from sqlalchemy import insert, select
 
-from placement.db import tables
+from placement.db import standard, tables
 
 #: Aggregates of the small cloud.
 AGG_A = "aaaaaaaa-0000-4000-8000-000000000001"
@@ -168,6 +168,7 @@ def many_trees(url: str, trees: int) -> int:
     with inventories and usage, written in bulk; returns the provider count."""
     engine = sqlalchemy.create_engine(url)
     try:
+        standard.sync_standard_names(engine)  # as the server would at start
         with engine.begin() as conn:
             classes = dict(
                 conn.execute(

@@ -13,7 +13,7 @@ from tests.console import seed
 def _open(page, base: str, query: str = "") -> None:
     page.goto(f"{base}/console/#/capacity{query}")
     page.locator(".tree").first.wait_for()
-    page.wait_for_function("!document.querySelector('.page').classList.contains('loading')")
+    page.wait_for_function("() => !document.querySelector('.page').classList.contains('loading')")
 
 
 def _trees(page) -> list[str]:
@@ -34,6 +34,7 @@ def test_every_tree_is_drawn_root_to_children(page, small_cloud):
     base, ids = small_cloud
     _open(page, base)
     assert _trees(page) == ["compute-1", "compute-2", "compute-3", "shared-storage"]
+    assert page.locator("li.provider.matched").count() == 0  # highlighted only when filtering
     tree = page.locator(f'.tree[data-root="{ids["compute-1"]}"]')
     # numa0 and numa1 hang below the root, the NIC below numa0.
     path = tree.locator(
@@ -161,10 +162,10 @@ def test_ten_thousand_providers_first_paint(page, artifacts: Path):
             seed.Http(base).ok("GET", "/console/api/capacity?limit=1")  # workers warm
             page.goto(f"{base}/console/#/capacity")
             page.wait_for_function(
-                "performance.getEntriesByName('console:capacity:painted').length > 0"
+                "() => performance.getEntriesByName('console:capacity:painted').length > 0"
             )
             painted = page.evaluate(
-                "performance.getEntriesByName('console:capacity:painted')[0].startTime"
+                "() => performance.getEntriesByName('console:capacity:painted')[0].startTime"
             )
             summary = page.locator(".summary").text_content()
             assert "10,000 providers" in summary
@@ -173,7 +174,7 @@ def test_ten_thousand_providers_first_paint(page, artifacts: Path):
             assert page.locator(".trees li.provider").count() == 200
             page.locator(".pager .next").click()
             page.wait_for_function(
-                "document.querySelector('.tree h3').firstChild.textContent === 'host-00050'"
+                "() => document.querySelector('.tree h3').firstChild.textContent === 'host-00050'"
             )
     (artifacts / "capacity-first-paint.json").write_text(
         json.dumps({"providers": count, "first_paint_ms": round(painted, 1)})

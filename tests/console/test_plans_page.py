@@ -109,7 +109,7 @@ def _confirm(page) -> None:
 def test_graph_has_the_plans_edges_and_turns_green_as_it_runs(page, plan_cloud, artifacts: Path):
     base, ids = plan_cloud
     http = seed.Http(base)
-    plan, actions = make_plan(http, ids["consumer"], 1.5, 1.5)
+    plan, actions = make_plan(http, ids["consumer"], 1.5, 1.6)
     page.goto(f"{base}/console/#/plans?plan={plan}")
     page.locator("svg.graph g.node").nth(3).wait_for()
     edges, layers = _graph(page)
@@ -121,7 +121,7 @@ def test_graph_has_the_plans_edges_and_turns_green_as_it_runs(page, plan_cloud, 
     assert len(edges) == 4  # a diamond
     page.screenshot(path=str(artifacts / "plans-recommended.png"), full_page=True)
 
-    sleep = next(a for a in actions if a["action_type"] == "sleep")
+    sleep = next(a for a in actions if a["input_parameters"].get("duration") == 1.5)
     page.locator(f'g.node[data-uuid="{sleep["uuid"]}"]').hover()
     tip = page.locator(".tip")
     tip.wait_for()
@@ -135,7 +135,7 @@ def test_graph_has_the_plans_edges_and_turns_green_as_it_runs(page, plan_cloud, 
     page.wait_for_selector('svg.graph g.node[data-state="ONGOING"]', timeout=30_000)
     page.screenshot(path=str(artifacts / "plans-running.png"), full_page=True)
     page.wait_for_function(
-        "[...document.querySelectorAll('svg.graph g.node')]"
+        "() => [...document.querySelectorAll('svg.graph g.node')]"
         ".every(n => n.dataset.state === 'SUCCEEDED')",
         timeout=60_000,
     )

@@ -42,13 +42,13 @@ function chips(kind, values, pick) {
   return shown;
 }
 
-function providerItem(provider, pick) {
+function providerItem(provider, pick, filtered) {
   const bars = Object.entries(provider.resources).map(([rc, r]) =>
     bar(rc, r.used, r.capacity, `${rc}: ${number(r.used)} used of ${number(r.capacity)} (total ${number(r.total)}, reserved ${number(r.reserved)}, allocation ratio ${r.allocation_ratio})`),
   );
   return el(
     "li",
-    { class: `provider${provider.matched ? " matched" : ""}`, dataset: { uuid: provider.uuid, name: provider.name, depth: String(provider.depth) } },
+    { class: `provider${filtered && provider.matched ? " matched" : ""}`, dataset: { uuid: provider.uuid, name: provider.name, depth: String(provider.depth) } },
     el(
       "div",
       { class: "card" },
@@ -66,12 +66,13 @@ function providerItem(provider, pick) {
   );
 }
 
-/** One tree as nested lists, children under their parent. */
-function treeSection(tree, pick) {
+/** One tree as nested lists, children under their parent; with `filtered`,
+ * the providers that meet the filters stand out. */
+function treeSection(tree, pick, filtered) {
   const items = new Map();
   const top = el("ul", { class: "providers" });
   for (const provider of tree.providers) {
-    const item = providerItem(provider, pick);
+    const item = providerItem(provider, pick, filtered);
     items.set(provider.uuid, item);
     const parent = items.get(provider.parent_uuid);
     if (!parent) {
@@ -197,6 +198,7 @@ export async function mount(root, params, signal) {
   }
 
   function draw(data) {
+    const filtered = FILTERS.some((name) => name !== "sort" && state.get(name));
     const offset = data.offset;
     const last = Math.min(offset + data.trees.length, data.tree_count);
     summary.replaceChildren(
@@ -204,7 +206,9 @@ export async function mount(root, params, signal) {
     );
     totals.replaceChildren(el("h2", {}, "Across the cloud"), ...totalsSection(data.totals));
     trees.replaceChildren(
-      ...(data.trees.length ? data.trees.map((tree) => treeSection(tree, pick)) : [el("p", { class: "empty" }, "No provider matches.")]),
+      ...(data.trees.length
+        ? data.trees.map((tree) => treeSection(tree, pick, filtered))
+        : [el("p", { class: "empty" }, "No provider matches.")]),
     );
     const go = (to) => {
       const next = new URLSearchParams(state);

@@ -56,7 +56,7 @@ export function layout(actions) {
     return {
       action,
       layer: l,
-      x: PAD + l * (NODE_W + GAP_X),
+      x: GAP_X / 2 + l * (NODE_W + GAP_X),
       y: PAD + HEAD + row.get(action.uuid) * (NODE_H + GAP_Y),
     };
   });
@@ -69,7 +69,7 @@ export function layout(actions) {
     nodes,
     edges,
     columns: columns.length,
-    width: PAD * 2 + columns.length * NODE_W + Math.max(0, columns.length - 1) * GAP_X,
+    width: columns.length * (NODE_W + GAP_X),
     height: PAD * 2 + HEAD + tallest * NODE_H + (tallest - 1) * GAP_Y,
   };
 }
@@ -104,7 +104,7 @@ export function draw(actions, hover) {
     svg("defs", {}, svg("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" }, svg("path", { d: "M 0 0 L 10 5 L 0 10 z", class: "arrowhead" }))),
   );
   for (let l = 0; l < shape.columns; l += 1) {
-    const x = PAD + l * (NODE_W + GAP_X) - GAP_X / 2 + 4;
+    const x = l * (NODE_W + GAP_X) + 4;
     root.append(
       svg("rect", { class: `layer-band${l % 2 ? " odd" : ""}`, x, y: 4, width: NODE_W + GAP_X - 8, height: shape.height - 8, rx: 6, dataset: { layer: String(l) } }),
       svg("text", { class: "layer-label", x: x + (NODE_W + GAP_X - 8) / 2, y: PAD + 10, "text-anchor": "middle" }, `layer ${l}`),
@@ -143,7 +143,7 @@ export function draw(actions, hover) {
       },
       svg("rect", { width: NODE_W, height: NODE_H, rx: 8 }),
       svg("text", { x: 10, y: 19, class: "type" }, clip(action.action_type, 24)),
-      svg("text", { x: 10, y: 36, class: "target" }, clip(target(action), 28)),
+      svg("text", { x: 10, y: 36, class: "target" }, clip(target(action), 25)),
     );
     root.append(group);
   }

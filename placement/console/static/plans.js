@@ -148,6 +148,13 @@ export async function mount(root, params, signal) {
         el("button", { type: "button", class: "cancel", disabled: !CANCELLABLE.has(plan.state), onclick: () => act(plan, "cancel") }, "Cancel"),
       ),
     );
+    const listed = list.querySelector(`li[data-uuid="${plan.uuid}"]`);
+    if (listed && listed.dataset.state !== plan.state) {
+      listed.dataset.state = plan.state;
+      const badge = listed.querySelector(".badge");
+      badge.className = `badge state-${plan.state}`;
+      badge.textContent = plan.state;
+    }
     const oldHead = detail.querySelector(".plan-head");
     const keptError = detail.querySelector(".plan-error") ?? el("div", { class: "error plan-error", role: "alert", hidden: true });
     if (shape !== drawnShape) {
