@@ -77,20 +77,13 @@ class Http:
             )
         return rp
 
-    def traits(self, rp: str, *names: str) -> None:
+    def link(self, rp: str, kind: str, *values: str) -> None:
+        """Set the provider's ``traits`` or ``aggregates`` to ``values``."""
         generation = self.ok("GET", f"/resource_providers/{rp}")["generation"]
         self.ok(
             "PUT",
-            f"/resource_providers/{rp}/traits",
-            {"resource_provider_generation": generation, "traits": list(names)},
-        )
-
-    def aggregates(self, rp: str, *aggs: str) -> None:
-        generation = self.ok("GET", f"/resource_providers/{rp}")["generation"]
-        self.ok(
-            "PUT",
-            f"/resource_providers/{rp}/aggregates",
-            {"resource_provider_generation": generation, "aggregates": list(aggs)},
+            f"/resource_providers/{rp}/{kind}",
+            {"resource_provider_generation": generation, kind: list(values)},
         )
 
     def claim(self, allocations: dict[str, dict[str, int]]) -> str:
@@ -142,14 +135,14 @@ def small_cloud(http: Http) -> dict[str, str]:
         "compute-3", VCPU={"total": 32}, MEMORY_MB={"total": 131072}, DISK_GB={"total": 2000}
     )
     ids["shared-storage"] = http.provider("shared-storage", DISK_GB={"total": 10000})
-    http.traits(ids["compute-1"], "HW_CPU_X86_AVX2")
-    http.traits(ids["compute-1-nic"], "HW_NIC_SRIOV")
-    http.traits(ids["compute-2"], "HW_CPU_X86_AVX2")
-    http.traits(ids["compute-3"], "CUSTOM_GOLD")
-    http.traits(ids["shared-storage"], "MISC_SHARES_VIA_AGGREGATE")
+    http.link(ids["compute-1"], "traits", "HW_CPU_X86_AVX2")
+    http.link(ids["compute-1-nic"], "traits", "HW_NIC_SRIOV")
+    http.link(ids["compute-2"], "traits", "HW_CPU_X86_AVX2")
+    http.link(ids["compute-3"], "traits", "CUSTOM_GOLD")
+    http.link(ids["shared-storage"], "traits", "MISC_SHARES_VIA_AGGREGATE")
     for name in ("compute-1", "compute-2", "shared-storage"):
-        http.aggregates(ids[name], AGG_A)
-    http.aggregates(ids["compute-3"], AGG_B)
+        http.link(ids[name], "aggregates", AGG_A)
+    http.link(ids["compute-3"], "aggregates", AGG_B)
     http.claim(
         {
             ids["compute-1"]: {"MEMORY_MB": 4096},

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import fnmatch
 import re
+import tomllib
 from collections.abc import Iterator
+from pathlib import Path
 
 import falcon.testing
 import pytest
@@ -90,3 +93,16 @@ def test_the_package_ships_every_file_the_pages_import():
             for imported in re.findall(r'(?:from |import\()"\./([\w.]+)"', asset.body.decode()):
                 assert imported in shipped, (name, imported)
     assert {"index.html", "console.css", "favicon.svg", *PAGES} <= set(shipped)
+
+
+def test_every_static_file_is_package_data():
+    """An installed (not editable) package ships what ``pyproject.toml``'s
+    package-data names: every file the console serves must match it."""
+    root = Path(__file__).resolve().parent.parent.parent
+    with open(root / "pyproject.toml", "rb") as stream:
+        patterns = tomllib.load(stream)["tool"]["setuptools"]["package-data"]["placement"]
+    static = root / "placement" / "console" / "static"
+    files = [path.relative_to(root / "placement").as_posix() for path in static.rglob("*")]
+    assert files
+    for name in files:
+        assert any(fnmatch.fnmatch(name, pattern) for pattern in patterns), name
