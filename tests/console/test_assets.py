@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import fnmatch
 import re
-import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
 import falcon.testing
 import pytest
+import tomllib
 
 from placement.console import assets
 from tests import rig
