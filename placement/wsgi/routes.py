@@ -11,6 +11,7 @@ from placement.handlers import (
     aggregate,
     allocation,
     allocation_candidate,
+    console,
     diagnostics,
     inventory,
     reshaper,
@@ -49,7 +50,9 @@ ROUTES: list[tuple[str, type, str]] = [
     ("/allocations/{consumer_uuid}", allocation.ConsumerAllocations, "GET, PUT, DELETE"),
     ("/reshaper", reshaper.Reshaper, "POST"),
     ("/allocation_candidates", allocation_candidate.AllocationCandidates, "GET"),
-    # Our addition, outside the Placement namespace (the console's "why?").
+    # The console's JSON routes (its pages are served before auth: placement/console/).
+    ("/console/api/capacity", console.Capacity, "GET"),
+    # Our addition, outside the Placement namespace (the console's "why?" and scripts).
     ("/diagnostics/allocation_candidates", diagnostics.CandidateDiagnostics, "GET"),
     # Watcher's API (infra-optim), only under /v1.
     ("/v1/goals", ap_catalog.Goals, "GET"),
