@@ -12,4 +12,6 @@ A pipeline of steps, each usable and testable alone, passing the values of
 ``summaries``  provider summaries of the trees that made it (SQL + JSON text)
 ``output``     the response body, written as JSON text
 ``engine``     runs the steps, window by window, until the answer is complete
+``verdicts``   per request group, the first rule each provider fails (SQL)
+``explain``    why each tree has no candidate: the steps above over every tree
 """
