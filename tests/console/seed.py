@@ -156,6 +156,42 @@ def small_cloud(http: Http) -> dict[str, str]:
     return ids
 
 
+#: Aggregates of :func:`why_cloud`.
+AGG_1 = "11111111-0000-4000-8000-000000000001"
+AGG_2 = "22222222-0000-4000-8000-000000000002"
+AGG_3 = "33333333-0000-4000-8000-000000000003"
+
+
+def why_cloud(http: Http) -> dict[str, str]:
+    """Trees where each rule of the "why no candidate?" page excludes someone;
+    returns ``{name: uuid}``.
+
+    ``cn1`` (AGG_1, HW_CPU_X86_AVX): VCPU 4 with 3 used, MEMORY_MB 2048 with
+    min_unit 256, max_unit 1024, step_size 256; ``cn2`` (AGG_2): VCPU 8;
+    ``host``: ``numa0`` and ``numa1`` with VCPU 2 each, ``nic`` with
+    SRIOV_NET_VF 4; ``shr``: sharing DISK_GB 100 in AGG_3, with nobody else.
+    """
+    ids = {
+        "cn1": http.provider(
+            "cn1",
+            VCPU={"total": 4},
+            MEMORY_MB={"total": 2048, "min_unit": 256, "max_unit": 1024, "step_size": 256},
+        ),
+        "cn2": http.provider("cn2", VCPU={"total": 8}),
+        "host": http.provider("host"),
+    }
+    ids["numa0"] = http.provider("numa0", ids["host"], VCPU={"total": 2})
+    ids["numa1"] = http.provider("numa1", ids["host"], VCPU={"total": 2})
+    ids["nic"] = http.provider("nic", ids["host"], SRIOV_NET_VF={"total": 4})
+    ids["shr"] = http.provider("shr", DISK_GB={"total": 100})
+    http.link(ids["cn1"], "traits", "HW_CPU_X86_AVX")
+    http.link(ids["shr"], "traits", "MISC_SHARES_VIA_AGGREGATE")
+    for name, aggregate in (("cn1", AGG_1), ("cn2", AGG_2), ("shr", AGG_3)):
+        http.link(ids[name], "aggregates", aggregate)
+    http.claim({ids["cn1"]: {"VCPU": 3}})
+    return ids
+
+
 def many_trees(url: str, trees: int) -> int:
     """``trees`` hosts of four providers each (a root, two NUMA cells, a NIC)
     with inventories and usage, written in bulk; returns the provider count."""

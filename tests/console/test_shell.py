@@ -24,14 +24,14 @@ def test_noauth2_opens_at_once_as_admin_on_the_capacity_page(page, small_cloud):
 def test_each_route_loads_its_page(page, small_cloud, artifacts: Path):
     base, _ids = small_cloud
     page.goto(f"{base}/console/#/why")
-    page.locator(".page-why .coming").wait_for()
+    page.locator(".page-why .why-form").wait_for()
     assert page.locator("nav a.current").text_content() == "Why no candidate?"
     page.screenshot(path=str(artifacts / "why.png"))
     page.locator('nav a[data-page="plans"]').click()
     page.locator(".page-plans .plan-list").wait_for()
     page.locator(".plan-list .empty").wait_for()
     page.go_back()
-    page.locator(".page-why .coming").wait_for()
+    page.locator(".page-why .why-form").wait_for()
     page.goto(f"{base}/console/#/nowhere")
     page.locator(".page-capacity .tree").first.wait_for()
 
