@@ -7,6 +7,7 @@ query feature the drawn microversion allows.
 
 from __future__ import annotations
 
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from placement import microversion as mv
@@ -17,6 +18,21 @@ from tests.candidates.world import (
     World,
     aggregate_uuid,
 )
+
+
+def on_database(max_examples: int) -> settings:
+    """Settings for a property that writes each drawn world into a database
+    (slow examples, a module-wide database fixture)."""
+    return settings(
+        max_examples=max_examples,
+        deadline=None,
+        suppress_health_check=[
+            HealthCheck.function_scoped_fixture,
+            HealthCheck.too_slow,
+            HealthCheck.data_too_large,
+        ],
+    )
+
 
 CLASSES = ["VCPU", "DISK_GB", CUSTOM_CLASS]
 TRAITS = ["HW_CPU_X86_AVX", "STORAGE_DISK_SSD"]

@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterator
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from sqlalchemy import select
 
@@ -18,7 +18,7 @@ from placement.db import tables
 from placement.db.transaction import reader
 from placement.objects import exceptions
 from tests import rig
-from tests.candidates.strategies import queries, worlds
+from tests.candidates.strategies import on_database, queries, worlds
 from tests.candidates.world import Inventory, World, erase, write
 
 
@@ -157,15 +157,7 @@ def test_unknown_class_is_checked_before_an_unknown_aggregate(db_engine, two_tre
     )
 
 
-@settings(
-    max_examples=40,
-    deadline=None,
-    suppress_health_check=[
-        HealthCheck.function_scoped_fixture,
-        HealthCheck.too_slow,
-        HealthCheck.data_too_large,
-    ],
-)
+@on_database(40)
 @given(data=st.data())
 def test_a_limit_returns_the_first_of_the_whole_answer(db_engine, small_windows, data):
     world = data.draw(worlds())

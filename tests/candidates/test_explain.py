@@ -8,7 +8,7 @@ import json
 from collections.abc import Iterator
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from placement import errors
@@ -18,7 +18,7 @@ from placement.candidates import request as candidate_request
 from placement.objects import exceptions
 from tests import rig
 from tests.candidates import reference
-from tests.candidates.strategies import queries, worlds
+from tests.candidates.strategies import on_database, queries, worlds
 from tests.candidates.world import SHARING, Inventory, World, aggregate_uuid, erase, write
 
 AGG1, AGG2, AGG3 = aggregate_uuid(1), aggregate_uuid(2), aggregate_uuid(3)
@@ -229,15 +229,7 @@ def _violated(world: World, wanted, explanation: dict) -> bool:
     return checks[rule]()
 
 
-@settings(
-    max_examples=60,
-    deadline=None,
-    suppress_health_check=[
-        HealthCheck.function_scoped_fixture,
-        HealthCheck.too_slow,
-        HealthCheck.data_too_large,
-    ],
-)
+@on_database(60)
 @given(data=st.data())
 def test_explanation_agrees_with_candidates_and_reference(db_engine, data):
     world = data.draw(worlds())

@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterator
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from placement import errors
@@ -22,7 +22,7 @@ from placement.candidates import engine
 from placement.candidates import request as candidate_request
 from tests import rig
 from tests.candidates import reference
-from tests.candidates.strategies import queries, worlds
+from tests.candidates.strategies import on_database, queries, worlds
 from tests.candidates.world import erase, write
 
 
@@ -47,15 +47,7 @@ def _key(request: dict, with_mappings: bool):
     )
 
 
-@settings(
-    max_examples=80,
-    deadline=None,
-    suppress_health_check=[
-        HealthCheck.function_scoped_fixture,
-        HealthCheck.too_slow,
-        HealthCheck.data_too_large,
-    ],
-)
+@on_database(80)
 @given(data=st.data())
 def test_engine_matches_reference(db_engine, data):
     world = data.draw(worlds())
