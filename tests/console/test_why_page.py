@@ -78,6 +78,14 @@ def test_capacity_shows_its_numbers(page, why_cloud):
     assert "VCPU: 2 requested, 1 free" in item.locator(".detail").inner_text()
 
 
+def test_providers_in_the_numbers_are_named(page, why_cloud):
+    base, _ids = why_cloud
+    page.goto(f"{base}/console/#/why?resources=DISK_GB:10")
+    _results(page)
+    item = page.locator('.why-rule[data-rule="not_shared"] .explanation[data-name="cn1"]')
+    assert item.locator(".chip.number").all_text_contents() == ["sharing_providers: shr"]
+
+
 def test_a_request_typed_in_the_form_shows_its_candidates(page, why_cloud, artifacts: Path):
     base, ids = why_cloud
     page.goto(f"{base}/console/#/why")

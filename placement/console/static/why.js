@@ -147,13 +147,15 @@ function buildForm(params, onAsk) {
   return form;
 }
 
-function numbersChips(numbers) {
+/** The numbers behind an explanation as chips; provider uuids by name. */
+function numbersChips(numbers, names) {
+  const named = (v) => names[v] ?? v;
   return Object.entries(numbers ?? {}).map(([key, value]) => {
     let shown = value;
-    if (Array.isArray(value)) shown = value.map((v) => (Array.isArray(v) ? `(${v.join(" | ")})` : v)).join(", ");
+    if (Array.isArray(value)) shown = value.map((v) => (Array.isArray(v) ? `(${v.join(" | ")})` : named(v))).join(", ");
     else if (value && typeof value === "object") {
       shown = Object.entries(value)
-        .map(([k, v]) => `${k} ${typeof v === "object" ? Object.entries(v).map(([a, b]) => `${a} ${b}`).join(" ") : v}`)
+        .map(([k, v]) => `${named(k)} ${typeof v === "object" ? Object.entries(v).map(([a, b]) => `${a} ${b}`).join(" ") : v}`)
         .join("; ");
     } else if (typeof value === "number") shown = number(value);
     return el("span", { class: "chip number", dataset: { key } }, `${key}: ${shown}`);
@@ -192,7 +194,7 @@ function explanationItem(explanation, names) {
     who,
     tags.map((tag) => el("span", { class: "chip tag" }, tag)),
     el("span", { class: "detail" }, explanation.detail),
-    el("div", { class: "chips" }, numbersChips(explanation.numbers)),
+    el("div", { class: "chips" }, numbersChips(explanation.numbers, names)),
   );
 }
 
