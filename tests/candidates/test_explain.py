@@ -229,6 +229,38 @@ def _violated(world: World, wanted, explanation: dict) -> bool:
     return checks[rule]()
 
 
+def _refusal(world: World, explanation: dict) -> tuple[str, str, str | None]:
+    """(group, provider, class) a provider explanation says never happens:
+    the unsuffixed group of a nested or sharing world is refused class by
+    class, any other group (or a rule not about a class) as a whole."""
+    flat = not any(p.parent or SHARING in p.traits for p in world.providers.values())
+    by_class = explanation["group"] == "" and not flat
+    return (
+        explanation["group"],
+        explanation["uuid"],
+        explanation["resource_class"] if by_class else None,
+    )
+
+
+def _used(wanted, body: dict) -> set[tuple[str, str, str | None]]:
+    """(group, provider, None) for each provider a group's mapping names, and
+    (group, provider, class) when that group alone asks for the class."""
+    askers: dict[str, set[str]] = {}
+    for group in wanted.groups:
+        for name in group.resources:
+            askers.setdefault(name, set()).add(group.suffix)
+    used: set[tuple[str, str, str | None]] = set()
+    for request in body["allocation_requests"]:
+        for suffix, providers in request["mappings"].items():
+            for provider in providers:
+                used.add((suffix, provider, None))
+                # A resourceless group's provider may allocate nothing.
+                for name in request["allocations"].get(provider, {}).get("resources", {}):
+                    if askers.get(name) == {suffix}:
+                        used.add((suffix, provider, name))
+    return used
+
+
 @on_database(60)
 @given(data=st.data())
 def test_explanation_agrees_with_candidates_and_reference(db_engine, data):
@@ -257,14 +289,8 @@ def test_explanation_agrees_with_candidates_and_reference(db_engine, data):
         else:
             assert tree["uuid"] in explained_trees or request_wide, pairs
     if version >= mv.MAPPINGS:
-        used = {
-            (suffix, provider)
-            for request in body["allocation_requests"]
-            for suffix, providers in request["mappings"].items()
-            for provider in providers
-        }
-        refused = {(e["group"], e["uuid"]) for e in found if e["level"] == "provider"}
-        assert not used & refused, pairs
+        refused = {_refusal(world, e) for e in found if e["level"] == "provider"}
+        assert not _used(wanted, body) & refused, pairs
     for explanation in found:
         if explanation["level"] == "provider":
             assert _violated(world, wanted, explanation), (pairs, explanation)
