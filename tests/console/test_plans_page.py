@@ -152,7 +152,7 @@ def test_graph_has_the_plans_edges_and_turns_green_as_it_runs(page, plan_cloud, 
 def test_cancelling_a_running_plan_asks_then_stops_it(page, plan_cloud):
     base, ids = plan_cloud
     http = seed.Http(base)
-    plan, _actions = make_plan(http, ids["consumer"], 60)
+    plan, actions = make_plan(http, ids["consumer"], 60)
     page.goto(f"{base}/console/#/plans?plan={plan}")
     page.locator(".plan-head button.start").click()
     _confirm(page)
@@ -166,6 +166,13 @@ def test_cancelling_a_running_plan_asks_then_stops_it(page, plan_cloud):
     page.wait_for_selector(".plan-head[data-state=CANCELLED]", timeout=30_000)
     states = page.locator("svg.graph g.node").evaluate_all("n => n.map(e => e.dataset.state)")
     assert states == ["SUCCEEDED", "CANCELLED", "CANCELLED"]
+    # The tooltip carries each action's status message as the API has it.
+    sleep = next(a for a in actions if a["action_type"] == "sleep")
+    message = http.v1("GET", f"/v1/actions/{sleep['uuid']}")["status_message"]
+    assert message
+    page.locator(f'g.node[data-uuid="{sleep["uuid"]}"]').hover()
+    page.locator(".tip").wait_for()
+    assert f"status: {message}" in page.locator(".tip").text_content()
 
 
 READER_POLICY = "\n".join(
