@@ -211,6 +211,12 @@ def test_a_reader_sees_the_plan_but_the_start_is_refused(page, tmp_path, artifac
             dialog = page.locator("#token-dialog")
             dialog.wait_for()
             assert "Keystone" in dialog.text_content()
+            dialog.locator("#token-input").fill("forged-token")
+            dialog.locator("#token-ok").click()
+            # Keystone refuses it (401): the console asks again, saying why.
+            page.wait_for_function(
+                "() => document.querySelector('#token-reason').textContent.includes('401')"
+            )
             dialog.locator("#token-input").fill("reader-token")
             dialog.locator("#token-ok").click()
             page.locator("svg.graph g.node").nth(2).wait_for()
