@@ -109,7 +109,7 @@ def _confirm(page) -> None:
 def test_graph_has_the_plans_edges_and_turns_green_as_it_runs(page, plan_cloud, artifacts: Path):
     base, ids = plan_cloud
     http = seed.Http(base)
-    plan, actions = make_plan(http, ids["consumer"], 1.5, 1.6)
+    plan, actions = make_plan(http, ids["consumer"], 2.5, 2.6)
     page.goto(f"{base}/console/#/plans?plan={plan}")
     page.locator("svg.graph g.node").nth(3).wait_for()
     edges, layers = _graph(page)
@@ -121,11 +121,11 @@ def test_graph_has_the_plans_edges_and_turns_green_as_it_runs(page, plan_cloud, 
     assert len(edges) == 4  # a diamond
     page.screenshot(path=str(artifacts / "plans-recommended.png"), full_page=True)
 
-    sleep = next(a for a in actions if a["input_parameters"].get("duration") == 1.5)
+    sleep = next(a for a in actions if a["input_parameters"].get("duration") == 2.5)
     page.locator(f'g.node[data-uuid="{sleep["uuid"]}"]').hover()
     tip = page.locator(".tip")
     tip.wait_for()
-    assert "sleep" in tip.text_content() and "target: 1.5 s" in tip.text_content()
+    assert "sleep" in tip.text_content() and "target: 2.5 s" in tip.text_content()
     assert "state: PENDING" in tip.text_content()
     page.mouse.move(0, 0)
 
