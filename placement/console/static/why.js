@@ -9,7 +9,11 @@ export async function mount(root) {
       "section",
       { class: "coming" },
       el("h2", {}, "Why no candidate?"),
-      el("p", {}, "Coming: ask for allocation candidates and see, for every provider left out, the first rule that excluded it."),
+      el(
+        "p",
+        {},
+        "Coming: ask for allocation candidates and see, for every provider left out, the first rule that excluded it.",
+      ),
     ),
   );
 }
