@@ -19,6 +19,7 @@ from placement.schemas import console as schema
 
 
 def _all_values(req: falcon.Request, key: str) -> list[str]:
+    """Every value of a repeatable key, in request order (the schema saw the last)."""
     return [value for name, value in base.query_pairs(req) if name == key]
 
 

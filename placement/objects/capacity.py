@@ -77,9 +77,8 @@ def capacity_page(engine: Engine, query: CapacityQuery) -> dict:
         matched = select(_RP.c.root_provider_id.label("root_id")).where(*where).distinct()
         matched_roots = matched.subquery()
         tree_count = conn.execute(select(func.count()).select_from(matched_roots)).scalar_one()
-        page = conn.execute(_page(matched_roots, class_id, query)).all()
-        fullness = {root_id: float(full) for root_id, full in page}
-        trees = _trees(conn, list(fullness), where) if page else []
+        fullness = dict(_page(conn, matched_roots, class_id, query))
+        trees = _trees(conn, list(fullness), where) if fullness else []
         for tree in trees:
             tree["fullness"] = fullness[tree.pop("root_id")]
         return {
@@ -128,15 +127,15 @@ def _usage(*where: sqlalchemy.ColumnElement) -> sqlalchemy.Subquery:
     )
 
 
-def _page(matched: sqlalchemy.Subquery, class_id: int | None, query: CapacityQuery) -> Select:
-    """``(root id, fullness)`` of the page's trees, in the asked order.
+def _fullness(roots: Select | list[int], class_id: int | None) -> sqlalchemy.Subquery:
+    """``(root id, fullness)`` of the trees rooted at ``roots``.
 
     A tree's fullness is its fullest inventory's used / capacity (of
     ``class_id`` only, if given); an inventory without capacity counts as
-    full, a tree without inventory as empty.
+    full. A tree without inventory has no row (it is empty: 0).
     """
-    in_matched = _RP.c.root_provider_id.in_(select(matched.c.root_id))
-    used = _usage(_ALLOC.c.resource_provider_id.in_(select(_RP.c.id).where(in_matched)))
+    in_trees = _RP.c.root_provider_id.in_(roots)
+    used = _usage(_ALLOC.c.resource_provider_id.in_(select(_RP.c.id).where(in_trees)))
     cap = conditions.capacity(_INV.c.total, _INV.c.reserved, _INV.c.allocation_ratio)
     ratio = case((cap > 0, func.coalesce(used.c.used, 0) / cap), else_=literal(1.0))
     inventories = _INV.join(_RP, _RP.c.id == _INV.c.resource_provider_id).outerjoin(
@@ -149,26 +148,45 @@ def _page(matched: sqlalchemy.Subquery, class_id: int | None, query: CapacityQue
     per_tree = (
         select(_RP.c.root_provider_id.label("root_id"), func.max(ratio).label("fullness"))
         .select_from(inventories)
-        .where(in_matched)
+        .where(in_trees)
         .group_by(_RP.c.root_provider_id)
     )
     if class_id is not None:
         per_tree = per_tree.where(_INV.c.resource_class_id == class_id)
-    fullest = per_tree.subquery()
+    return per_tree.subquery()
+
+
+def _page(
+    conn: Connection, matched: sqlalchemy.Subquery, class_id: int | None, query: CapacityQuery
+) -> list[tuple[int, float]]:
+    """``(root id, fullness)`` of the page's trees, in the asked order.
+
+    By name, the page is cut first and only its trees' fullness computed;
+    fullest first needs every matching tree's.
+    """
     root = _RP.alias("root")
-    full = func.coalesce(fullest.c.fullness, 0.0)
-    order: list[sqlalchemy.ColumnElement] = [root.c.name, root.c.id]
+    trees = select(root.c.id).select_from(matched).join(root, root.c.id == matched.c.root_id)
     if query.fullest_first:
-        order.insert(0, full.desc())
-    return (
-        select(root.c.id, full)
-        .select_from(matched)
-        .join(root, root.c.id == matched.c.root_id)
-        .outerjoin(fullest, fullest.c.root_id == matched.c.root_id)
-        .order_by(*order)
-        .limit(query.limit)
-        .offset(query.offset)
+        fullest = _fullness(select(matched.c.root_id), class_id)
+        full = func.coalesce(fullest.c.fullness, 0.0)
+        rows = conn.execute(
+            trees.add_columns(full)
+            .outerjoin(fullest, fullest.c.root_id == root.c.id)
+            .order_by(full.desc(), root.c.name, root.c.id)
+            .limit(query.limit)
+            .offset(query.offset)
+        )
+        return [(root_id, float(value)) for root_id, value in rows]
+    ids = list(
+        conn.execute(
+            trees.order_by(root.c.name, root.c.id).limit(query.limit).offset(query.offset)
+        ).scalars()
     )
+    if not ids:
+        return []
+    fullest = _fullness(ids, class_id)
+    found = dict(conn.execute(select(fullest.c.root_id, fullest.c.fullness)).all())
+    return [(root_id, float(found.get(root_id, 0.0))) for root_id in ids]
 
 
 def _trees(

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from placement.schemas import Versioned, obj
 
-#: Trees per page: at most this many (and 50 unless asked).
-MAX_LIMIT = 500
+#: Trees per page unless ``limit`` says otherwise (1 to 500).
 DEFAULT_LIMIT = 50
 
 CAPACITY_QUERY = Versioned(

@@ -109,7 +109,7 @@ def _confirm(page) -> None:
 def test_graph_has_the_plans_edges_and_turns_green_as_it_runs(page, plan_cloud, artifacts: Path):
     base, ids = plan_cloud
     http = seed.Http(base)
-    plan, actions = make_plan(http, ids["consumer"], 1.5, 1.6)
+    plan, actions = make_plan(http, ids["consumer"], 2.5, 2.6)
     page.goto(f"{base}/console/#/plans?plan={plan}")
     page.locator("svg.graph g.node").nth(3).wait_for()
     edges, layers = _graph(page)
@@ -121,11 +121,11 @@ def test_graph_has_the_plans_edges_and_turns_green_as_it_runs(page, plan_cloud, 
     assert len(edges) == 4  # a diamond
     page.screenshot(path=str(artifacts / "plans-recommended.png"), full_page=True)
 
-    sleep = next(a for a in actions if a["input_parameters"].get("duration") == 1.5)
+    sleep = next(a for a in actions if a["input_parameters"].get("duration") == 2.5)
     page.locator(f'g.node[data-uuid="{sleep["uuid"]}"]').hover()
     tip = page.locator(".tip")
     tip.wait_for()
-    assert "sleep" in tip.text_content() and "target: 1.5 s" in tip.text_content()
+    assert "sleep" in tip.text_content() and "target: 2.5 s" in tip.text_content()
     assert "state: PENDING" in tip.text_content()
     page.mouse.move(0, 0)
 
@@ -152,7 +152,7 @@ def test_graph_has_the_plans_edges_and_turns_green_as_it_runs(page, plan_cloud, 
 def test_cancelling_a_running_plan_asks_then_stops_it(page, plan_cloud):
     base, ids = plan_cloud
     http = seed.Http(base)
-    plan, _actions = make_plan(http, ids["consumer"], 60)
+    plan, actions = make_plan(http, ids["consumer"], 60)
     page.goto(f"{base}/console/#/plans?plan={plan}")
     page.locator(".plan-head button.start").click()
     _confirm(page)
@@ -166,6 +166,13 @@ def test_cancelling_a_running_plan_asks_then_stops_it(page, plan_cloud):
     page.wait_for_selector(".plan-head[data-state=CANCELLED]", timeout=30_000)
     states = page.locator("svg.graph g.node").evaluate_all("n => n.map(e => e.dataset.state)")
     assert states == ["SUCCEEDED", "CANCELLED", "CANCELLED"]
+    # The tooltip carries each action's status message as the API has it.
+    sleep = next(a for a in actions if a["action_type"] == "sleep")
+    message = http.v1("GET", f"/v1/actions/{sleep['uuid']}")["status_message"]
+    assert message
+    page.locator(f'g.node[data-uuid="{sleep["uuid"]}"]').hover()
+    page.locator(".tip").wait_for()
+    assert f"status: {message}" in page.locator(".tip").text_content()
 
 
 READER_POLICY = "\n".join(
@@ -204,6 +211,12 @@ def test_a_reader_sees_the_plan_but_the_start_is_refused(page, tmp_path, artifac
             dialog = page.locator("#token-dialog")
             dialog.wait_for()
             assert "Keystone" in dialog.text_content()
+            dialog.locator("#token-input").fill("forged-token")
+            dialog.locator("#token-ok").click()
+            # Keystone refuses it (401): the console asks again, saying why.
+            page.wait_for_function(
+                "() => document.querySelector('#token-reason').textContent.includes('401')"
+            )
             dialog.locator("#token-input").fill("reader-token")
             dialog.locator("#token-ok").click()
             page.locator("svg.graph g.node").nth(2).wait_for()

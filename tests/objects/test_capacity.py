@@ -128,7 +128,8 @@ def test_unknown_names_are_errors_but_unknown_aggregates_match_nothing(engine, c
         capacity_page(engine, CapacityQuery(resource_class="CUSTOM_NOPE"))
 
 
-def test_the_number_of_queries_does_not_grow_with_the_cloud(engine):
+@pytest.mark.parametrize("fullest_first", [False, True], ids=["by-name", "fullest-first"])
+def test_the_number_of_queries_does_not_grow_with_the_cloud(engine, fullest_first):
     """A page costs the same few statements for 3 trees as for 30."""
 
     def statements() -> int:
@@ -139,7 +140,7 @@ def test_the_number_of_queries_does_not_grow_with_the_cloud(engine):
 
         sqlalchemy.event.listen(engine, "before_cursor_execute", count)
         try:
-            capacity_page(engine, CapacityQuery(fullest_first=True, resource_class="VCPU"))
+            capacity_page(engine, CapacityQuery(fullest_first=fullest_first, resource_class="VCPU"))
         finally:
             sqlalchemy.event.remove(engine, "before_cursor_execute", count)
         return len(seen)

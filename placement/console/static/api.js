@@ -81,7 +81,9 @@ function requestToken(reason) {
 }
 
 function collapse(text) {
-  return String(text ?? "").replace(/\s+/g, " ").trim();
+  return String(text ?? "")
+    .replace(/\s+/g, " ")
+    .trim();
 }
 
 /** The service's own words from an error body, whichever document it is. */
@@ -105,12 +107,18 @@ function errorFrom(response, text) {
       inner = { faultstring: data.error_message };
     }
     return new ApiError(
-      response.status, response.statusText || "Error", collapse(inner.faultstring ?? inner.description), requestId,
+      response.status,
+      response.statusText || "Error",
+      collapse(inner.faultstring ?? inner.description),
+      requestId,
     );
   }
   const other = data?.error ?? data;
   return new ApiError(
-    response.status, other?.title ?? response.statusText ?? "Error", collapse(other?.message), requestId,
+    response.status,
+    other?.title ?? response.statusText ?? "Error",
+    collapse(other?.message),
+    requestId,
   );
 }
 

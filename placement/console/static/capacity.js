@@ -33,26 +33,56 @@ function bar(resourceClass, used, capacity, title) {
 }
 
 function chips(kind, values, pick) {
-  const shown = values.slice(0, TRAITS_SHOWN).map((value) =>
-    el("button", { type: "button", class: `chip ${kind}`, title: `Filter by this ${kind}`, onclick: () => pick(value) }, value),
-  );
+  const shown = values
+    .slice(0, TRAITS_SHOWN)
+    .map((value) =>
+      el(
+        "button",
+        {
+          type: "button",
+          class: `chip ${kind}`,
+          title: `Filter by this ${kind}`,
+          onclick: () => pick(value),
+        },
+        value,
+      ),
+    );
   if (values.length > TRAITS_SHOWN) {
-    shown.push(el("span", { class: "chip more", title: values.slice(TRAITS_SHOWN).join("\n") }, `+${values.length - TRAITS_SHOWN} more`));
+    shown.push(
+      el(
+        "span",
+        { class: "chip more", title: values.slice(TRAITS_SHOWN).join("\n") },
+        `+${values.length - TRAITS_SHOWN} more`,
+      ),
+    );
   }
   return shown;
 }
 
 function providerItem(provider, pick, filtered) {
   const bars = Object.entries(provider.resources).map(([rc, r]) =>
-    bar(rc, r.used, r.capacity, `${rc}: ${number(r.used)} used of ${number(r.capacity)} (total ${number(r.total)}, reserved ${number(r.reserved)}, allocation ratio ${r.allocation_ratio})`),
+    bar(
+      rc,
+      r.used,
+      r.capacity,
+      `${rc}: ${number(r.used)} used of ${number(r.capacity)} (total ${number(r.total)}, reserved ${number(r.reserved)}, allocation ratio ${r.allocation_ratio})`,
+    ),
   );
   return el(
     "li",
-    { class: `provider${filtered && provider.matched ? " matched" : ""}`, dataset: { uuid: provider.uuid, name: provider.name, depth: String(provider.depth) } },
+    {
+      class: `provider${filtered && provider.matched ? " matched" : ""}`,
+      dataset: { uuid: provider.uuid, name: provider.name, depth: String(provider.depth) },
+    },
     el(
       "div",
       { class: "card" },
-      el("div", { class: "head" }, el("span", { class: "name" }, provider.name), el("span", { class: "uuid" }, provider.uuid)),
+      el(
+        "div",
+        { class: "head" },
+        el("span", { class: "name" }, provider.name),
+        el("span", { class: "uuid" }, provider.uuid),
+      ),
       bars.length ? el("div", { class: "bars" }, bars) : el("div", { class: "empty" }, "no inventory"),
       provider.traits.length || provider.aggregates.length
         ? el(
@@ -90,32 +120,62 @@ function treeSection(tree, pick, filtered) {
   return el(
     "section",
     { class: "tree", dataset: { root: root.uuid, fullness: String(tree.fullness) } },
-    el("h3", {}, root.name, el("span", { class: `fullness ${level(tree.fullness)}` }, `fullest at ${percent(tree.fullness)}`)),
+    el(
+      "h3",
+      {},
+      root.name,
+      el("span", { class: `fullness ${level(tree.fullness)}` }, `fullest at ${percent(tree.fullness)}`),
+    ),
     top,
   );
 }
 
 function totalsSection(totals) {
   return Object.entries(totals).map(([rc, t]) =>
-    el("div", { class: "total" }, bar(rc, t.used, t.capacity, `${rc} across the cloud: ${number(t.used)} used of ${number(t.capacity)}`)),
+    el(
+      "div",
+      { class: "total" },
+      bar(rc, t.used, t.capacity, `${rc} across the cloud: ${number(t.used)} used of ${number(t.capacity)}`),
+    ),
   );
 }
 
 function filterForm(state, apply) {
   const input = (name, label, placeholder) =>
-    el("label", {}, label, el("input", { name, value: state.get(name) ?? "", placeholder, autocomplete: "off", list: `${name}-choices` }));
+    el(
+      "label",
+      {},
+      label,
+      el("input", {
+        name,
+        value: state.get(name) ?? "",
+        placeholder,
+        autocomplete: "off",
+        list: `${name}-choices`,
+      }),
+    );
   const form = el(
     "form",
     { class: "filters", onsubmit: (event) => event.preventDefault() },
     input("name", "Name", "part of a provider's name"),
     input("required", "Traits", "HW_CPU_X86_AVX2,!CUSTOM_X"),
     input("member_of", "Aggregate", "aggregate uuid, in:a,b or !a"),
-    el("label", {}, "Resource class", el("select", { name: "resource_class" }, el("option", { value: "" }, "any"))),
+    el(
+      "label",
+      {},
+      "Resource class",
+      el("select", { name: "resource_class" }, el("option", { value: "" }, "any")),
+    ),
     el(
       "label",
       {},
       "Sort",
-      el("select", { name: "sort" }, el("option", { value: "name" }, "by name"), el("option", { value: "fullest" }, "fullest first")),
+      el(
+        "select",
+        { name: "sort" },
+        el("option", { value: "name" }, "by name"),
+        el("option", { value: "fullest" }, "fullest first"),
+      ),
     ),
     el("button", { type: "button", class: "clear", onclick: () => apply(new URLSearchParams()) }, "Clear"),
     el("datalist", { id: "required-choices" }),
@@ -145,9 +205,12 @@ async function fillChoices(form, state) {
     api.placement("traits?associated=true"),
   ]);
   const select = form.elements.resource_class;
-  for (const rc of classes.resource_classes.map((c) => c.name).sort()) select.append(el("option", { value: rc }, rc));
+  for (const rc of classes.resource_classes.map((c) => c.name).sort())
+    select.append(el("option", { value: rc }, rc));
   select.value = state.get("resource_class") ?? "";
-  form.querySelector("#required-choices").append(...traits.traits.sort().map((t) => el("option", { value: t })));
+  form
+    .querySelector("#required-choices")
+    .append(...traits.traits.sort().map((t) => el("option", { value: t })));
 }
 
 export async function mount(root, params, signal) {
@@ -217,15 +280,34 @@ export async function mount(root, params, signal) {
       apply(next);
     };
     pager.replaceChildren(
-      el("button", { type: "button", class: "previous", disabled: offset === 0, onclick: () => go(Math.max(0, offset - data.limit)) }, "‹ Previous"),
-      el("button", { type: "button", class: "next", disabled: last >= data.tree_count, onclick: () => go(offset + data.limit) }, "Next ›"),
+      el(
+        "button",
+        {
+          type: "button",
+          class: "previous",
+          disabled: offset === 0,
+          onclick: () => go(Math.max(0, offset - data.limit)),
+        },
+        "‹ Previous",
+      ),
+      el(
+        "button",
+        {
+          type: "button",
+          class: "next",
+          disabled: last >= data.tree_count,
+          onclick: () => go(offset + data.limit),
+        },
+        "Next ›",
+      ),
     );
   }
 
   if (!state.has("limit")) state.set("limit", String(PAGE_SIZE));
   const form = filterForm(state, (next) => {
     if (!next.has("limit")) next.set("limit", String(PAGE_SIZE));
-    if (next.size === 1) for (const name of FILTERS) form.elements[name].value = name === "sort" ? "name" : "";
+    if (next.size === 1)
+      for (const name of FILTERS) form.elements[name].value = name === "sort" ? "name" : "";
     apply(next);
   });
   root.append(el("h2", { class: "title" }, "Capacity"), form, errorBox, summary, totals, pager, trees);

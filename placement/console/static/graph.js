@@ -101,13 +101,41 @@ export function draw(actions, hover) {
     "aria-label": `action plan graph: ${actions.length} actions in ${shape.columns} layers`,
   });
   root.append(
-    svg("defs", {}, svg("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" }, svg("path", { d: "M 0 0 L 10 5 L 0 10 z", class: "arrowhead" }))),
+    svg(
+      "defs",
+      {},
+      svg(
+        "marker",
+        {
+          id: "arrow",
+          viewBox: "0 0 10 10",
+          refX: 9,
+          refY: 5,
+          markerWidth: 7,
+          markerHeight: 7,
+          orient: "auto-start-reverse",
+        },
+        svg("path", { d: "M 0 0 L 10 5 L 0 10 z", class: "arrowhead" }),
+      ),
+    ),
   );
   for (let l = 0; l < shape.columns; l += 1) {
     const x = l * (NODE_W + GAP_X) + 4;
     root.append(
-      svg("rect", { class: `layer-band${l % 2 ? " odd" : ""}`, x, y: 4, width: NODE_W + GAP_X - 8, height: shape.height - 8, rx: 6, dataset: { layer: String(l) } }),
-      svg("text", { class: "layer-label", x: x + (NODE_W + GAP_X - 8) / 2, y: PAD + 10, "text-anchor": "middle" }, `layer ${l}`),
+      svg("rect", {
+        class: `layer-band${l % 2 ? " odd" : ""}`,
+        x,
+        y: 4,
+        width: NODE_W + GAP_X - 8,
+        height: shape.height - 8,
+        rx: 6,
+        dataset: { layer: String(l) },
+      }),
+      svg(
+        "text",
+        { class: "layer-label", x: x + (NODE_W + GAP_X - 8) / 2, y: PAD + 10, "text-anchor": "middle" },
+        `layer ${l}`,
+      ),
     );
   }
   for (const edge of shape.edges) {
@@ -135,7 +163,12 @@ export function draw(actions, hover) {
         class: `node state-${action.state}`,
         transform: `translate(${node.x} ${node.y})`,
         tabindex: 0,
-        dataset: { uuid: action.uuid, state: action.state, layer: String(node.layer), type: action.action_type },
+        dataset: {
+          uuid: action.uuid,
+          state: action.state,
+          layer: String(node.layer),
+          type: action.action_type,
+        },
         onmouseenter: (event) => hover(action.uuid, event),
         onmouseleave: () => hover(null),
         onfocus: (event) => hover(action.uuid, event),

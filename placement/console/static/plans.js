@@ -22,7 +22,9 @@ async function actionsOf(planUuid) {
   while (path) {
     const page = await api.infraOptim(path);
     found.push(...page.actions);
-    path = page.next ? new URL(page.next).pathname.replace(api.ROOT.pathname, "") + new URL(page.next).search : null;
+    path = page.next
+      ? new URL(page.next).pathname.replace(api.ROOT.pathname, "") + new URL(page.next).search
+      : null;
   }
   return found;
 }
@@ -65,7 +67,11 @@ export async function mount(root, params, signal) {
       el("strong", {}, action.action_type),
       el("div", {}, `target: ${graph.target(action) || "—"}`),
       el("div", {}, `state: ${action.state}`),
-      el("div", { class: "message" }, action.status_message ? `status: ${action.status_message}` : "no status message"),
+      el(
+        "div",
+        { class: "message" },
+        action.status_message ? `status: ${action.status_message}` : "no status message",
+      ),
       el("div", { class: "uuid" }, action.uuid),
     );
     const box = event.currentTarget.getBoundingClientRect();
@@ -105,8 +111,16 @@ export async function mount(root, params, signal) {
     const count = detail.querySelectorAll("g.node").length;
     const confirmed =
       verb === "start"
-        ? await confirmDialog("Start this action plan?", `Plan ${plan.uuid}: its ${count} actions will be applied by the applier.`, "Start")
-        : await confirmDialog("Cancel this action plan?", `Plan ${plan.uuid} (${plan.state}): actions not yet run will be cancelled.`, "Cancel plan");
+        ? await confirmDialog(
+            "Start this action plan?",
+            `Plan ${plan.uuid}: its ${count} actions will be applied by the applier.`,
+            "Start",
+          )
+        : await confirmDialog(
+            "Cancel this action plan?",
+            `Plan ${plan.uuid} (${plan.state}): actions not yet run will be cancelled.`,
+            "Cancel plan",
+          );
     if (!confirmed) return;
     try {
       if (verb === "start") {
@@ -144,8 +158,26 @@ export async function mount(root, params, signal) {
       el(
         "div",
         { class: "buttons" },
-        el("button", { type: "button", class: "start primary", disabled: !STARTABLE.has(plan.state), onclick: () => act(plan, "start") }, "Start"),
-        el("button", { type: "button", class: "cancel", disabled: !CANCELLABLE.has(plan.state), onclick: () => act(plan, "cancel") }, "Cancel"),
+        el(
+          "button",
+          {
+            type: "button",
+            class: "start primary",
+            disabled: !STARTABLE.has(plan.state),
+            onclick: () => act(plan, "start"),
+          },
+          "Start",
+        ),
+        el(
+          "button",
+          {
+            type: "button",
+            class: "cancel",
+            disabled: !CANCELLABLE.has(plan.state),
+            onclick: () => act(plan, "cancel"),
+          },
+          "Cancel",
+        ),
       ),
     );
     const listed = list.querySelector(`li[data-uuid="${plan.uuid}"]`);
@@ -156,10 +188,17 @@ export async function mount(root, params, signal) {
       badge.textContent = plan.state;
     }
     const oldHead = detail.querySelector(".plan-head");
-    const keptError = detail.querySelector(".plan-error") ?? el("div", { class: "error plan-error", role: "alert", hidden: true });
+    const keptError =
+      detail.querySelector(".plan-error") ??
+      el("div", { class: "error plan-error", role: "alert", hidden: true });
     if (shape !== drawnShape) {
       drawnShape = shape;
-      detail.replaceChildren(header, keptError, legend(), el("div", { class: "graph-box" }, graph.draw(actions, hover)));
+      detail.replaceChildren(
+        header,
+        keptError,
+        legend(),
+        el("div", { class: "graph-box" }, graph.draw(actions, hover)),
+      );
       return;
     }
     oldHead.replaceWith(header);
@@ -203,7 +242,10 @@ export async function mount(root, params, signal) {
         if (!selected && plans.length) selected = plans[0].uuid;
       }
       if (selected) {
-        const [plan, actions] = await Promise.all([api.infraOptim(`v1/action_plans/${selected}`), actionsOf(selected)]);
+        const [plan, actions] = await Promise.all([
+          api.infraOptim(`v1/action_plans/${selected}`),
+          actionsOf(selected),
+        ]);
         if (signal.aborted) return;
         drawDetail(plan, actions);
         settled = SETTLED.has(plan.state);

@@ -67,7 +67,13 @@ function groupRow(values = {}) {
     field("member_of", "member_of", values.member_of, "in:agg1,agg2"),
     field("in_tree", "in_tree", values.in_tree, "provider uuid"),
   );
-  row.append(el("button", { type: "button", class: "remove", title: "Remove this group", onclick: () => row.remove() }, "×"));
+  row.append(
+    el(
+      "button",
+      { type: "button", class: "remove", title: "Remove this group", onclick: () => row.remove() },
+      "×",
+    ),
+  );
   return row;
 }
 
@@ -101,12 +107,20 @@ function buildForm(params, onAsk) {
       groups.set(match[2], values);
     }
   }
-  const rows = el("div", { class: "why-groups" }, [...groups.values()].map((values) => groupRow(values)));
+  const rows = el(
+    "div",
+    { class: "why-groups" },
+    [...groups.values()].map((values) => groupRow(values)),
+  );
   const policy = el(
     "select",
     { name: "group_policy" },
     ["", "none", "isolate"].map((value) =>
-      el("option", { value, selected: params.get("group_policy") === value && value !== "" }, value || "(not given)"),
+      el(
+        "option",
+        { value, selected: params.get("group_policy") === value && value !== "" },
+        value || "(not given)",
+      ),
     ),
   );
   const form = el(
@@ -126,14 +140,23 @@ function buildForm(params, onAsk) {
       {},
       el("legend", {}, "Granular groups (one provider each)"),
       rows,
-      el("button", { type: "button", class: "add-group", onclick: () => rows.append(groupRow()) }, "+ Add group"),
+      el(
+        "button",
+        { type: "button", class: "add-group", onclick: () => rows.append(groupRow()) },
+        "+ Add group",
+      ),
     ),
     el(
       "fieldset",
       {},
       el("legend", {}, "The whole request"),
       el("label", {}, "group_policy", policy),
-      field("same_subtree", "same_subtree", params.getAll("same_subtree").join(" "), "_A,_B (sets apart by spaces)"),
+      field(
+        "same_subtree",
+        "same_subtree",
+        params.getAll("same_subtree").join(" "),
+        "_A,_B (sets apart by spaces)",
+      ),
       field("root_required", "root_required", params.get("root_required"), "COMPUTE_STATUS_DISABLED…"),
       field("limit", "limit", params.get("limit"), "all", { type: "number", min: 1, size: 6 }),
       field("Microversion", "microversion", params.get("version") ?? "latest", "latest", { size: 6 }),
@@ -152,10 +175,20 @@ function numbersChips(numbers, names) {
   const named = (v) => names[v] ?? v;
   return Object.entries(numbers ?? {}).map(([key, value]) => {
     let shown = value;
-    if (Array.isArray(value)) shown = value.map((v) => (Array.isArray(v) ? `(${v.join(" | ")})` : named(v))).join(", ");
+    if (Array.isArray(value))
+      shown = value.map((v) => (Array.isArray(v) ? `(${v.join(" | ")})` : named(v))).join(", ");
     else if (value && typeof value === "object") {
       shown = Object.entries(value)
-        .map(([k, v]) => `${named(k)} ${typeof v === "object" ? Object.entries(v).map(([a, b]) => `${a} ${b}`).join(" ") : v}`)
+        .map(
+          ([k, v]) =>
+            `${named(k)} ${
+              typeof v === "object"
+                ? Object.entries(v)
+                    .map(([a, b]) => `${a} ${b}`)
+                    .join(" ")
+                : v
+            }`,
+        )
         .join("; ");
     } else if (typeof value === "number") shown = number(value);
     return el("span", { class: "chip number", dataset: { key } }, `${key}: ${shown}`);
@@ -202,7 +235,13 @@ function explanationsSection(document) {
   const names = document.provider_names ?? {};
   const section = el("section", { class: "why-explanations" }, el("h3", {}, "Why not"));
   if (!document.explanations.length) {
-    section.append(el("p", { class: "empty" }, "Nothing was left out: every tree with a provider of these classes qualifies."));
+    section.append(
+      el(
+        "p",
+        { class: "empty" },
+        "Nothing was left out: every tree with a provider of these classes qualifies.",
+      ),
+    );
   }
   for (const [level, title] of LEVELS) {
     const mine = document.explanations.filter((e) => e.level === level);
@@ -215,15 +254,31 @@ function explanationsSection(document) {
         el(
           "details",
           { class: "why-rule", open: true, dataset: { rule, level } },
-          el("summary", {}, el("code", {}, rule), ` ${ruleTitle} `, el("span", { class: "count" }, String(ofRule.length))),
-          el("ul", {}, ofRule.map((e) => explanationItem(e, names))),
+          el(
+            "summary",
+            {},
+            el("code", {}, rule),
+            ` ${ruleTitle} `,
+            el("span", { class: "count" }, String(ofRule.length)),
+          ),
+          el(
+            "ul",
+            {},
+            ofRule.map((e) => explanationItem(e, names)),
+          ),
         ),
       );
     }
     section.append(part);
   }
   if (document.explanations_omitted) {
-    section.append(el("p", { class: "empty" }, `${number(document.explanations_omitted)} more explanations were left out.`));
+    section.append(
+      el(
+        "p",
+        { class: "empty" },
+        `${number(document.explanations_omitted)} more explanations were left out.`,
+      ),
+    );
   }
   return section;
 }
@@ -231,7 +286,11 @@ function explanationsSection(document) {
 function candidatesSection(document) {
   const names = document.provider_names ?? {};
   const requests = document.allocation_requests ?? [];
-  const section = el("section", { class: "why-candidates" }, el("h3", {}, `Candidates `, el("span", { class: "count" }, String(requests.length))));
+  const section = el(
+    "section",
+    { class: "why-candidates" },
+    el("h3", {}, `Candidates `, el("span", { class: "count" }, String(requests.length))),
+  );
   if (!requests.length) {
     section.append(el("p", { class: "empty" }, "No candidate."));
     return section;
@@ -243,7 +302,8 @@ function candidatesSection(document) {
       : Object.entries(request.allocations).map(([uuid, a]) => [uuid, a.resources]);
     const groupsOf = {};
     for (const [suffix, providers] of Object.entries(request.mappings ?? {})) {
-      for (const provider of providers) (groupsOf[provider] ??= []).push(suffix === "" ? "unsuffixed" : suffix);
+      for (const provider of providers)
+        (groupsOf[provider] ??= []).push(suffix === "" ? "unsuffixed" : suffix);
     }
     list.append(
       el(
@@ -255,7 +315,9 @@ function candidatesSection(document) {
             { class: "allocation", dataset: { uuid } },
             el("span", { class: "name", title: uuid }, names[uuid] ?? uuid),
             " ",
-            Object.entries(resources).map(([rc, amount]) => el("span", { class: "chip" }, `${rc} ${number(amount)}`)),
+            Object.entries(resources).map(([rc, amount]) =>
+              el("span", { class: "chip" }, `${rc} ${number(amount)}`),
+            ),
             groupsOf[uuid] ? el("span", { class: "groups" }, ` (${groupsOf[uuid].join(", ")})`) : null,
           ),
         ),
@@ -279,7 +341,11 @@ function treesSection(document) {
       trees.map((tree) =>
         el(
           "span",
-          { class: `chip tree-verdict ${tree.qualifies ? "yes" : "no"}`, title: tree.uuid, dataset: { name: tree.name, qualifies: String(tree.qualifies) } },
+          {
+            class: `chip tree-verdict ${tree.qualifies ? "yes" : "no"}`,
+            title: tree.uuid,
+            dataset: { name: tree.name, qualifies: String(tree.qualifies) },
+          },
           `${tree.qualifies ? "✓" : "✗"} ${tree.name}`,
         ),
       ),
@@ -301,7 +367,11 @@ export async function mount(root, params, signal) {
     try {
       const document = await api.placement(`diagnostics/allocation_candidates?${query}`, { microversion });
       if (signal?.aborted) return;
-      results.replaceChildren(candidatesSection(document), treesSection(document), explanationsSection(document));
+      results.replaceChildren(
+        candidatesSection(document),
+        treesSection(document),
+        explanationsSection(document),
+      );
     } catch (error) {
       if (signal?.aborted) return;
       results.replaceChildren();
