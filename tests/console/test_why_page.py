@@ -67,10 +67,13 @@ def test_each_rule_is_explained(page, why_cloud, query, level, rule, who):
     assert found.first.locator(".detail").inner_text()
 
 
-def test_capacity_shows_its_numbers(page, why_cloud):
+def test_capacity_shows_its_numbers(page, why_cloud, artifacts: Path):
     base, _ids = why_cloud
-    page.goto(f"{base}/console/#/why?resources=VCPU:2")
+    page.goto(f"{base}/console/#/why?resources=VCPU:2&member_of=!{seed.AGG_2}")
     _results(page)
+    assert page.locator(".candidate").count() == 2
+    assert page.locator('.why-rule[data-rule="forbidden_aggregate"] .explanation').count() == 1
+    page.screenshot(path=str(artifacts / "why-explained.png"), full_page=True)
     item = page.locator('.why-rule[data-rule="capacity"] .explanation[data-name="cn1"]')
     chips = item.locator(".chip.number").all_text_contents()
     for shown in ("capacity: 4", "used: 3", "free: 1", "requested: 2"):
@@ -86,7 +89,7 @@ def test_providers_in_the_numbers_are_named(page, why_cloud):
     assert item.locator(".chip.number").all_text_contents() == ["sharing_providers: shr"]
 
 
-def test_a_request_typed_in_the_form_shows_its_candidates(page, why_cloud, artifacts: Path):
+def test_a_request_typed_in_the_form_shows_its_candidates(page, why_cloud):
     base, ids = why_cloud
     page.goto(f"{base}/console/#/why")
     page.locator(".why-form").wait_for()
@@ -115,7 +118,6 @@ def test_a_request_typed_in_the_form_shows_its_candidates(page, why_cloud, artif
     _results(page)
     assert page.locator(".candidate").count() == 2
     assert page.locator('.why-group [name="suffix"]').input_value() == "_NET"
-    page.screenshot(path=str(artifacts / "why-explained.png"), full_page=True)
     assert ids["host"] in page.locator(".why-trees .tree-verdict.yes").get_attribute("title")
 
 
