@@ -70,6 +70,7 @@ CASES = [
     ("resources1=VCPU:1&in_tree1=UUID2", None, "provider", "outside_tree", CN1, "1"),
     ("resources1=VCPU:1&in_tree1=UUID2", None, "tree", "outside_tree", CN1, "1"),
     ("resources=VCPU:1&root_required=HW_CPU_X86_AVX", None, "tree", "root_required", CN2, None),
+    ("resources=VCPU:1&root_required=HW_CPU_X86_SSE", None, "tree", "root_required", CN1, None),
     ("resources=DISK_GB:10", None, "tree", "not_shared", CN2, ""),
     ("resources=VCPU:1", None, "tree", "no_provider", SHR, ""),
     ("resources1=VCPU:1&resources2=VCPU:1&group_policy=none", None, "tree", "capacity", CN1, None),
