@@ -30,6 +30,8 @@ _BAD_RESOURCES = (
     "in form: ?resources=VCPU:2,MEMORY_MB:1024. Got: {got}."
 )
 _QUERY_PREFIX = "Invalid query string parameters: "
+#: The largest amount a query may ask: a 64-bit integer, as the database compares.
+MAX_AMOUNT = 2**63 - 1
 
 #: What a filter names its traits or aggregates by: names/uuids or ids.
 Key = TypeVar("Key", str, int)
@@ -75,6 +77,10 @@ def parse_resources(value: str) -> dict[str, int]:
         if amount < 1:
             raise errors.BadRequest(
                 f"Requested resource {name} requires amount >= 1. Got: {amount}."
+            )
+        if amount > MAX_AMOUNT:
+            raise errors.BadRequest(
+                f"Requested resource {name} may be at most {MAX_AMOUNT}. Got: {amount}."
             )
         amounts[name] = amount
     return amounts

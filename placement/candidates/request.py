@@ -18,6 +18,7 @@ gets is the one upstream would give:
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -34,6 +35,7 @@ _GROUP_KEYS = "resources|required|member_of|in_tree"
 _KEY_NUMERIC = re.compile(rf"^({_GROUP_KEYS})({NUMERIC_SUFFIX})?$")
 _KEY_STRING = re.compile(rf"^({_GROUP_KEYS})({STRING_SUFFIX})?$")
 _LIMIT = re.compile(r"^[1-9][0-9]*$")
+_MAX_LIMIT_TEXT = str(sys.maxsize)
 
 
 @dataclass(frozen=True)
@@ -128,6 +130,11 @@ def _limit(values: list[str] | None) -> int | None:
     if not _LIMIT.match(values[0]):
         raise errors.BadRequest(
             f"Invalid query string parameters: '{values[0]}' does not match '{_LIMIT.pattern}'"
+        )
+    # Upstream fails (500) past the largest index Python has; so would we.
+    if len(values[0]) > len(_MAX_LIMIT_TEXT) or int(values[0]) > sys.maxsize:
+        raise errors.BadRequest(
+            f"Invalid query string parameters: limit may be at most {_MAX_LIMIT_TEXT}"
         )
     return int(values[0])
 

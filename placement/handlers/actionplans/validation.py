@@ -10,6 +10,7 @@ import jsonschema
 from oslo_utils import uuidutils
 
 from placement import errors
+from placement.handlers import intake
 
 _FORMATS = jsonschema.FormatChecker(formats=())
 _FORMATS.checks("uuid")(uuidutils.is_uuid_like)
@@ -32,11 +33,14 @@ def uuid_field(name: str, value: str) -> str:
 
 
 def read_json(raw: bytes) -> Any:
-    """The body parsed as JSON; 400 with upstream's text otherwise."""
+    """The body parsed as JSON; 400 with upstream's text otherwise (and for
+    what :func:`intake.parse_json` refuses beyond it, with the reason)."""
     try:
-        return json.loads(raw.decode("utf-8"))
-    except (ValueError, UnicodeDecodeError):
+        return intake.parse_json(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError):
         raise errors.BadRequest("Request is not in valid JSON format") from None
+    except ValueError as exc:
+        raise errors.BadRequest(f"Request is not in valid JSON format: {exc}") from None
 
 
 def check_query(params: dict[str, str], schema: dict[str, Any]) -> None:
