@@ -324,7 +324,7 @@ def _schema_error(
     whole-number float (``8.0``) is an integer.
     """
     validator = jsonschema.validators.validator_for(schema)(schema, format_checker=formats)
-    return jsonschema.exceptions.best_match(validator.iter_errors(data))
+    return intake.schema_error(validator, data)
 
 
 class _Abridged:

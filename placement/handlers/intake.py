@@ -13,18 +13,25 @@ word the outer message each as their API does.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
 from typing import Any
 
 import falcon
+import jsonschema
 
 from placement import errors
 
 #: The deepest nesting of arrays and objects a body may have. Placement's
 #: deepest documents (reshaper) have six levels.
 MAX_DEPTH = 32
+
+#: Schema failures weighed to pick the one reported: a body failing more
+#: (a list of 100,000 wrong items) is machine-made, and weighing them all
+#: would take seconds.
+MOST_ERRORS_WEIGHED = 1000
 
 #: Integers a database column can hold: 64-bit signed.
 _INT64 = range(-(2**63), 2**63)
@@ -105,6 +112,16 @@ def _deeper_than(data: Any, limit: int) -> bool:
             return True
         stack.extend((child, level + 1) for child in children)
     return False
+
+
+def schema_error(
+    validator: jsonschema.protocols.Validator, data: Any
+) -> jsonschema.ValidationError | None:
+    """jsonschema's ``best_match`` of ``data``'s failures (upstream's choice of
+    the one to report), among the first :data:`MOST_ERRORS_WEIGHED`; None
+    when ``data`` is valid."""
+    errors_found = itertools.islice(validator.iter_errors(data), MOST_ERRORS_WEIGHED)
+    return jsonschema.exceptions.best_match(errors_found)
 
 
 # --- what the database can store -----------------------------------------------

@@ -7,6 +7,7 @@ import json
 import time
 
 import falcon.testing
+import jsonschema
 import pytest
 
 from placement import errors
@@ -136,3 +137,10 @@ def test_a_huge_schema_failure_is_answered_quickly_and_cut(api_app):
     assert "JSON does not validate: [0, 1, 2" in detail
     assert "more characters)" in detail
     assert len(reply.body) < 3 * errors.MAX_MESSAGE
+
+
+def test_only_the_first_failures_are_weighed():
+    validator = jsonschema.Draft202012Validator({"type": "array", "items": {"type": "string"}})
+    error = intake.schema_error(validator, list(range(10 * intake.MOST_ERRORS_WEIGHED)))
+    assert error is not None and error.path[0] < intake.MOST_ERRORS_WEIGHED
+    assert intake.schema_error(validator, ["a", "b"]) is None

@@ -71,9 +71,7 @@ def check_object(data: Any, schema: dict[str, Any], argument: str) -> None:
 
 def check_document(data: Any, schema: dict[str, Any], what: str) -> None:
     """Any other body (a JSON-Patch list): jsonschema's own explanation."""
-    error = jsonschema.exceptions.best_match(
-        jsonschema.Draft4Validator(schema, format_checker=_FORMATS).iter_errors(data)
-    )
+    error = intake.schema_error(jsonschema.Draft4Validator(schema, format_checker=_FORMATS), data)
     if error is not None:
         raise errors.BadRequest(f"Invalid {what}: {error.message}")
 
@@ -82,7 +80,7 @@ def _check_values(data: dict[str, Any], properties: dict[str, Any]) -> None:
     for name, value in data.items():
         schema = properties[name]
         validator = jsonschema.Draft4Validator(schema, format_checker=_FORMATS)
-        error = jsonschema.exceptions.best_match(validator.iter_errors(value))
+        error = intake.schema_error(validator, value)
         if error is not None:
             reason = schema.get("invalid", error.message).format(value=value)
             raise invalid_field(name, value, reason)
