@@ -93,13 +93,14 @@ def test_malformed_requests_are_refused_quickly_and_change_nothing(served):
     assert _dump(url) == before
 
 
-def test_a_body_declared_too_large_is_refused_unread(served):
-    """A 10 MB body is refused after its headers alone: the server never waits for it."""
+@pytest.mark.parametrize("route", ["traits", "aggregates"])
+def test_a_body_declared_too_large_is_refused_unread(served, route):
+    """A 10 MB list is refused after its headers alone: the server never waits for it."""
     base, seeded, _ = served
     netloc = urlsplit(base).netloc
     host, port = netloc.split(":")
     head = (
-        f"PUT /resource_providers/{seeded.provider}/traits HTTP/1.1\r\n"
+        f"PUT /resource_providers/{seeded.provider}/{route} HTTP/1.1\r\n"
         f"Host: {netloc}\r\nX-Auth-Token: admin\r\nAccept: application/json\r\n"
         "OpenStack-API-Version: placement latest\r\nContent-Type: application/json\r\n"
         f"Content-Length: {10 * 1024 * 1024}\r\nConnection: close\r\n\r\n"
