@@ -131,7 +131,7 @@ def _limit(values: list[str] | None) -> int | None:
         raise errors.BadRequest(
             f"Invalid query string parameters: '{values[0]}' does not match '{_LIMIT.pattern}'"
         )
-    # Upstream fails (500) past the largest index Python has; so would we.
+    # No list is cut beyond sys.maxsize (Python's largest index): upstream answers 500.
     if len(values[0]) > len(_MAX_LIMIT_TEXT) or int(values[0]) > sys.maxsize:
         raise errors.BadRequest(
             f"Invalid query string parameters: limit may be at most {_MAX_LIMIT_TEXT}"
