@@ -14,6 +14,7 @@ import http.client
 import json
 import socket
 import time
+import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import urlsplit
@@ -115,3 +116,20 @@ def test_a_body_declared_too_large_is_refused_unread(served, route):
     error = json.loads(rest.partition(b"\r\n\r\n")[2])["errors"][0]
     assert error["status"] == 413
     assert "larger than the 1048576 bytes this service accepts" in error["detail"]
+
+
+def test_the_largest_aggregate_list_a_body_holds_is_set_in_time(served):
+    """26,000 new aggregates (1 MiB of uuids, the largest body taken) are set
+    well within gunicorn's 30 s worker timeout, by the same worker."""
+    base, seeded, _ = served
+    workers = worker_pids(base)
+    path = f"/resource_providers/{seeded.provider}/aggregates"
+    _, _, current = _send(base, badinput.Probe("GET", path))
+    generation = json.loads(current)["resource_provider_generation"]
+    aggregates = [str(uuid.uuid4()) for _ in range(26_000)]
+    body = json.dumps({"aggregates": aggregates, "resource_provider_generation": generation})
+    status, took, answer = _send(base, badinput.Probe("PUT", path, body.encode()))
+    assert status == 200, answer[:500]
+    assert took < SLOWEST
+    assert len(json.loads(answer)["aggregates"]) == 26_000
+    assert worker_pids(base) == workers
