@@ -31,7 +31,8 @@ from tests import rig
 BAD_TEXT = ("\u0000", "x\u0000y", "\ud800", "\udfff\ud800")
 #: JSON numbers a database cannot store, as JSON text.
 BAD_NUMBERS = ("NaN", "Infinity", "-Infinity", "1e400", "-1e400")
-BAD_INTEGERS = (str(2**64), str(-(2**64)), "9" * 5000)
+#: An integer no JSON parser here converts (more than 4,300 digits).
+BAD_INTEGERS = ("9" * 5000,)
 #: Path segments: a NUL, a surrogate's UTF-8, an overlong field.
 BAD_SEGMENTS = ("%00", "CUSTOM_%00", "%ED%A0%80", "%ED%BF%BF%ED%A0%80", "A" * 3000)
 

@@ -35,7 +35,6 @@ _GROUP_KEYS = "resources|required|member_of|in_tree"
 _KEY_NUMERIC = re.compile(rf"^({_GROUP_KEYS})({NUMERIC_SUFFIX})?$")
 _KEY_STRING = re.compile(rf"^({_GROUP_KEYS})({STRING_SUFFIX})?$")
 _LIMIT = re.compile(r"^[1-9][0-9]*$")
-_MAX_LIMIT_TEXT = str(sys.maxsize)
 
 
 @dataclass(frozen=True)
@@ -131,12 +130,14 @@ def _limit(values: list[str] | None) -> int | None:
         raise errors.BadRequest(
             f"Invalid query string parameters: '{values[0]}' does not match '{_LIMIT.pattern}'"
         )
-    # No list is cut beyond sys.maxsize (Python's largest index): upstream answers 500.
-    if len(values[0]) > len(_MAX_LIMIT_TEXT) or int(values[0]) > sys.maxsize:
+    # More digits than Python converts (4,300 unless set otherwise): upstream answers 500.
+    most_digits = sys.get_int_max_str_digits()
+    if most_digits and len(values[0]) > most_digits:
         raise errors.BadRequest(
-            f"Invalid query string parameters: limit may be at most {_MAX_LIMIT_TEXT}"
+            f"Invalid query string parameters: limit has more than {most_digits} digits"
         )
-    return int(values[0])
+    # No list is longer than Python's largest index: a larger limit is no limit.
+    return min(int(values[0]), sys.maxsize)
 
 
 def _root_required(values: list[str] | None) -> filters.TraitFilter:
