@@ -4,12 +4,14 @@ dump of the database to prove they changed nothing.
 :func:`seed` writes one of everything through the API (a provider with
 inventory, a trait, an aggregate and an allocation; a custom class; an
 audit with its plan and action). :func:`probes` then makes, for every route
-and method of ``placement.wsgi.routes``, requests that must all be refused
-with a 4xx: path fields holding NUL bytes, surrogates' UTF-8 or huge text;
-bodies with ``NaN``/``Infinity``, deep nesting, and every string, key and
-number of a valid body in turn replaced by something no database can store;
-query strings with NUL bytes, integers beyond 64 bits, thousands of
-parameters; headers longer than the service reads.
+and method of ``placement.wsgi.routes``, requests none of which may fail
+with a 5xx or change anything (a read whose route ignores the bad part
+answers 200): path fields holding NUL bytes, surrogates' UTF-8 or huge
+text; bodies with ``NaN``/``Infinity``, deep nesting, lists of 100,000
+integers or 50,000 traits, and every string, key and number of a valid body
+in turn replaced by something no database can store; query strings with NUL
+bytes, integers beyond 64 bits or of 5,000 digits, thousands of parameters;
+headers as long as gunicorn lets through.
 """
 
 from __future__ import annotations

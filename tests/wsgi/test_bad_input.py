@@ -1,11 +1,13 @@
 """Malformed requests against a real gunicorn, on every database.
 
 Every route and method of the route table gets the probes of
-``tests/badinput.py`` (a few thousand requests in all): NUL bytes and
-surrogates in paths, queries and bodies, ``NaN``, deep nesting, integers
-beyond 64 bits, long headers, large bodies. None may be answered 5xx or take
+``tests/badinput.py`` (about 1,500 requests in all): NUL bytes and
+surrogates in paths, queries and bodies, ``NaN``, deep nesting, huge
+integers, long headers, large bodies. None may be answered 5xx or take
 10 s, no worker may be killed (upstream's are, by gunicorn's timeout), and
-the database must be the same afterwards.
+the database must be the same afterwards. Bodies over the size limit are
+refused before they are sent, and the largest list a body can hold is set
+in time.
 """
 
 from __future__ import annotations
