@@ -158,12 +158,17 @@ def fit_checks(
     inv: sqlalchemy.FromClause, used: sqlalchemy.ColumnElement, amount: int
 ) -> dict[str, sqlalchemy.ColumnElement]:
     """The conditions of :func:`fits`, by the rule each states, in its order
-    (the candidates' explanation reports the first one a provider fails)."""
+    (the candidates' explanation reports the first one a provider fails).
+
+    ``amount`` is sent as a 64-bit integer: compared with a 32-bit column it
+    would be bound as one, and PostgreSQL refuses a larger value.
+    """
+    wanted = literal(amount, sqlalchemy.BigInteger)
     return {
-        "capacity": used + amount <= capacity(inv.c.total, inv.c.reserved, inv.c.allocation_ratio),
-        "min_unit": inv.c.min_unit <= amount,
-        "max_unit": inv.c.max_unit >= amount,
-        "step_size": literal(amount) % inv.c.step_size == 0,
+        "capacity": used + wanted <= capacity(inv.c.total, inv.c.reserved, inv.c.allocation_ratio),
+        "min_unit": inv.c.min_unit <= wanted,
+        "max_unit": inv.c.max_unit >= wanted,
+        "step_size": wanted % inv.c.step_size == 0,
     }
 
 
