@@ -107,7 +107,7 @@ class ResourceProviders(base.Resource):
         policy.RP_CREATE,
         base.sends_json,
         body=schema.POST_PROVIDER,
-        returns={201: schema.CREATED},
+        returns={200: schema.CREATED_SHOWN, 201: schema.CREATED},
     )
     def on_post(self, req: falcon.Request, resp: falcon.Response, data: dict) -> None:
         want = base.version(req)

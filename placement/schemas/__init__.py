@@ -61,6 +61,9 @@ class Versioned:
 #: The "schema" of an answer without a body (a 204, a 201 with only a ``Location``).
 EMPTY: Schema = {"$comment": "no body"}
 NO_BODY = Versioned(EMPTY)
+#: The "schema" of a status a route does not answer at some versions (no
+#: answer matches it), e.g. 200 to ``POST /resource_providers`` before 1.20.
+NOT_ANSWERED: Schema = {"not": {}}
 
 
 def changed(schema: Schema, *changes: Change) -> Schema:

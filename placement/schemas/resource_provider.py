@@ -3,7 +3,17 @@
 from __future__ import annotations
 
 from placement import microversion as mv
-from placement.schemas import EMPTY, INTEGER, LINKS, Versioned, adding, closed, obj, requiring
+from placement.schemas import (
+    EMPTY,
+    INTEGER,
+    LINKS,
+    NOT_ANSWERED,
+    Versioned,
+    adding,
+    closed,
+    obj,
+    requiring,
+)
 
 _UUID = {"type": "string", "format": "uuid"}
 _NAME = {"type": "string", "maxLength": 200}
@@ -44,8 +54,10 @@ LIST_RESPONSE = PROVIDER.map(
     lambda item: closed(resource_providers={"type": "array", "items": item})
 )
 
-#: ``POST /resource_providers``: only a ``Location`` before 1.20, then the provider.
-CREATED = Versioned(
-    EMPTY,
+#: ``POST /resource_providers``: 201 with only a ``Location`` before 1.20,
+#: then 200 with the provider.
+CREATED = Versioned(EMPTY, (mv.PROVIDER_CREATE_RETURNS_BODY, lambda _: NOT_ANSWERED))
+CREATED_SHOWN = Versioned(
+    NOT_ANSWERED,
     (mv.PROVIDER_CREATE_RETURNS_BODY, lambda _: PROVIDER.at(mv.PROVIDER_CREATE_RETURNS_BODY)),
 )

@@ -32,7 +32,7 @@ from typing import Any
 from placement import auth
 from placement import microversion as mv
 from placement.handlers import base
-from placement.schemas import EMPTY, Schema, Versioned
+from placement.schemas import EMPTY, NOT_ANSWERED, Schema, Versioned
 from placement.wsgi import routes
 
 PATH = "/openapi.json"
@@ -129,15 +129,23 @@ def declarations_of(resource: type, method: str) -> tuple[base.Declaration, ...]
     return declared
 
 
+def successes(declared: base.Declaration, version: mv.Version) -> dict[int, Schema]:
+    """The success statuses ``declared`` answers at ``version``, with their bodies' schemas."""
+    found = {status: schema.at(version) for status, schema in declared.returns.items()}
+    return {status: schema for status, schema in sorted(found.items()) if schema != NOT_ANSWERED}
+
+
 def statuses(template: str, method: str, resource: type) -> frozenset[int]:
     """Every status the operation may answer at its API's newest version.
 
-    What its declaration says (successes, each step's refusals, its answer
-    tables), its class's ``ANSWERS``, :data:`COMMON_STATUSES`, and 404 for a
-    path with fields (a field holding ``/`` names no route).
+    What its declaration says (successes there, each step's refusals, its
+    answer tables), its class's ``ANSWERS``, :data:`COMMON_STATUSES`, and 404
+    for a path with fields (a field holding ``/`` names no route).
     """
-    current = _current(declarations_of(resource, method), api_of(template))
-    found = set(current.statuses()) | COMMON_STATUSES
+    api = api_of(template)
+    current = _current(declarations_of(resource, method), api)
+    found = set(current.statuses() - set(current.returns)) | set(successes(current, api.maximum))
+    found |= COMMON_STATUSES
     found |= {answer.error.status for answer in getattr(resource, "ANSWERS", {}).values()}
     if _PATH_FIELD.search(template):
         found.add(404)
@@ -284,9 +292,10 @@ def _responses(
     template: str, method: str, resource: type, current: base.Declaration, api: Api
 ) -> dict[str, Any]:
     answers: dict[str, Any] = {}
+    shown = successes(current, api.maximum)
     for status in sorted(statuses(template, method, resource)):
-        if status in current.returns:
-            answers[str(status)] = _success(status, current.returns[status].at(api.maximum))
+        if status in shown:
+            answers[str(status)] = _success(status, shown[status])
         else:
             answers[str(status)] = _error(status, api)
     return answers
@@ -351,8 +360,8 @@ def _shape(declared: tuple[base.Declaration, ...], version: mv.Version) -> dict[
         return {"refused": min(base.refusals(since))}
     shape: dict[str, Any] = {
         "responses": {
-            str(status): None if schema.at(version) == EMPTY else _public(schema.at(version))
-            for status, schema in sorted(serving.returns.items())
+            str(status): None if schema == EMPTY else _public(schema)
+            for status, schema in successes(serving, version).items()
         }
     }
     if serving.body is not None:

@@ -58,6 +58,8 @@ def test_no_operation_answers_outside_its_description(tmp_path):
                 str(TIMEOUT),
                 "--workers",
                 "2",
+                "--generation-database",
+                "none",
             ],
             capture_output=True,
             text=True,
