@@ -130,6 +130,7 @@ class ConsumerAllocations(base.Resource):
         base.sends_json,
         lookup=_canonical_consumer,
         body=schema.PUT,
+        path={"consumer_uuid": {"type": "string", "format": "uuid"}},
         returns=_DONE,
     )
     def on_put(

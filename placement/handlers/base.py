@@ -27,7 +27,7 @@ from oslo_utils import uuidutils
 
 from placement import auth, errors, microversion, policy
 from placement.objects import exceptions
-from placement.schemas import Versioned
+from placement.schemas import Schema, Versioned
 
 if TYPE_CHECKING:  # handlers hold the engine for the object layer, never query it
     import sqlalchemy
@@ -196,13 +196,15 @@ class Declaration:
     ``declarations``, a tuple: :func:`by_version` joins two); the OpenAPI
     description (``placement/wsgi/openapi.py``) is built from them.
     ``first`` is the first microversion serving it (None: every one);
-    ``until`` the first one that no longer does (None: none).
+    ``until`` the first one that no longer does (None: none). ``path`` gives
+    the schema of a path field the responder checks (others are any text).
     """
 
     rule: str | None
     steps: tuple[Step, ...]
     body: Versioned | None = None
     query: Versioned | None = None
+    path: Mapping[str, Schema] = field(default_factory=dict)
     returns: Returns = field(default_factory=dict)
     answers: tuple[Answers, ...] = ()
     first: microversion.Version | None = None
@@ -270,6 +272,7 @@ def responder(
     lookup: Step | None = None,
     body: Versioned | None = None,
     query: Versioned | None = None,
+    path: Mapping[str, Schema] | None = None,
     returns: Returns | None = None,
 ) -> Callable[[Responder], Responder]:
     """Declare a Placement responder's preamble, in upstream's order.
@@ -281,7 +284,8 @@ def responder(
     ``lookup`` (so 403 comes before 404 and no SQL runs for a refused
     caller), then the JSON ``body`` (passed on as ``data``) or the ``query``
     string (passed on as ``params``), validated against the schema at the
-    request's microversion. ``returns`` states the answers' bodies by status.
+    request's microversion. ``returns`` states the answers' bodies by status,
+    ``path`` the fields of the path the responder itself checks.
     """
     steps = [*before]
     if rule is not None:
@@ -297,6 +301,7 @@ def responder(
         tuple(steps),
         body=body,
         query=query,
+        path=dict(path or {}),
         returns=dict(returns or {}),
         answers=(OBJECT_ANSWERS,),
     )

@@ -78,7 +78,11 @@ class ResourceClass(base.Resource):
         rc = rc_obj.rename(self.deps.engine, name, data["name"])
         base.send_json(resp, _render(req, rc))
 
-    @base.responder(policy.RC_UPDATE, returns={201: NO_BODY, 204: NO_BODY})
+    @base.responder(
+        policy.RC_UPDATE,
+        path={"name": schema.CUSTOM_NAME},
+        returns={201: NO_BODY, 204: NO_BODY},
+    )
     def _ensure(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
         _validate_name_as_body(name, schema.NAME_BODY.at(base.version(req)))
         created, rc = rc_obj.ensure(self.deps.engine, name)

@@ -93,7 +93,12 @@ class Trait(base.Resource):
         base.send_empty(resp, 204)
         base.set_cache_headers(req, resp, trait.created_at)
 
-    @base.responder(policy.TRAITS_UPDATE, _SINCE, returns={201: NO_BODY, 204: NO_BODY})
+    @base.responder(
+        policy.TRAITS_UPDATE,
+        _SINCE,
+        path={"name": schema.CUSTOM_NAME},
+        returns={201: NO_BODY, 204: NO_BODY},
+    )
     def on_put(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
         try:
             jsonschema.validate(name, schema.CUSTOM_NAME)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any
@@ -110,6 +110,39 @@ INFRA_OPTIM = Api(
 COMMON_STATUSES = frozenset({400, 406, 503})
 
 
+@dataclass(frozen=True)
+class Creator:
+    """An operation that makes what a path names: its answers link to every
+    operation under ``item`` (OpenAPI links: a client, or schemathesis's
+    stateful phase, follows them with ``field`` taken from ``source``)."""
+
+    method: str
+    template: str
+    item: str
+    field: str
+    source: str
+
+
+#: What makes the things the paths name.
+CREATORS = (
+    Creator(
+        "POST", "/resource_providers", "/resource_providers/{uuid}", "uuid", "$response.body#/uuid"
+    ),
+    Creator(
+        "PUT", "/resource_classes/{name}", "/resource_classes/{name}", "name", "$request.path.name"
+    ),
+    Creator("PUT", "/traits/{name}", "/traits/{name}", "name", "$request.path.name"),
+    Creator(
+        "PUT",
+        "/allocations/{consumer_uuid}",
+        "/allocations/{consumer_uuid}",
+        "consumer_uuid",
+        "$request.path.consumer_uuid",
+    ),
+    Creator("POST", "/v1/audits", "/v1/audits/{ident}", "ident", "$response.body#/uuid"),
+)
+
+
 def api_of(template: str) -> Api:
     return INFRA_OPTIM if mv.is_infra_optim_path(template) else PLACEMENT
 
@@ -157,6 +190,7 @@ def document() -> dict[str, Any]:
     paths: dict[str, dict[str, Any]] = {}
     for template, method, resource in operations():
         paths.setdefault(template, {})[method.lower()] = _operation(template, method, resource)
+    _link(paths)
     return {
         "openapi": "3.1.0",
         "info": {
@@ -173,6 +207,24 @@ def document() -> dict[str, Any]:
             "schemas": {"PlacementError": PLACEMENT_ERROR, "WatcherError": WATCHER_ERROR}
         },
     }
+
+
+def _link(paths: dict[str, dict[str, Any]]) -> None:
+    """Add each :data:`CREATORS` entry's links to its success answers."""
+    for creator in CREATORS:
+        targets = {
+            _operation_id(method, template): {
+                "operationId": _operation_id(method, template),
+                "parameters": {creator.field: creator.source},
+            }
+            for template, item in paths.items()
+            if template == creator.item or template.startswith(creator.item + "/")
+            for method in item
+        }
+        answers = paths[creator.template][creator.method.lower()]["responses"]
+        for status, answer in answers.items():
+            if int(status) < 300:
+                answer["links"] = targets
 
 
 def _current(declared: tuple[base.Declaration, ...], api: Api) -> base.Declaration:
@@ -200,7 +252,7 @@ def _operation(template: str, method: str, resource: type) -> dict[str, Any]:
         "summary": _summary(resource),
         "tags": [api.service],
         "parameters": [
-            *_path_parameters(template),
+            *_path_parameters(template, current.path),
             _version_header(api),
             *_query_parameters(current.query, api.maximum),
         ],
@@ -227,13 +279,14 @@ def _summary(resource: type) -> str:
     return doc.splitlines()[0]
 
 
-def _path_parameters(template: str) -> list[dict[str, Any]]:
+def _path_parameters(template: str, declared: Mapping[str, Schema]) -> list[dict[str, Any]]:
+    """The path's fields: the schema the responder declares, else any text."""
     return [
         {
             "name": name,
             "in": "path",
             "required": True,
-            "schema": {"type": "string", "minLength": 1},
+            "schema": _public(declared.get(name, {"type": "string", "minLength": 1})),
         }
         for name in _PATH_FIELD.findall(template)
     ]

@@ -20,7 +20,7 @@ SCHEMATHESIS = os.path.join(os.path.dirname(sys.executable), "schemathesis")
 #: Seconds any one request may take.
 TIMEOUT = 10
 #: Examples per operation and phase; the whole run takes about two minutes on two cores.
-EXAMPLES = 25
+EXAMPLES = 75
 SEED = 1339
 CHECKS = (
     "not_a_server_error",
@@ -49,7 +49,7 @@ def test_no_operation_answers_outside_its_description(tmp_path):
                 "--mode",
                 "positive",
                 "--phases",
-                "examples,fuzzing",
+                "examples,coverage,fuzzing,stateful",
                 "--max-examples",
                 str(EXAMPLES),
                 "--seed",

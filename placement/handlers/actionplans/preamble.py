@@ -44,6 +44,9 @@ PATCH_STATUS_OF: base.Answers = {
     ),
 }
 
+#: A path field holding a uuid (action plans, actions).
+_UUID = {"type": "string", "format": "uuid"}
+
 _WATCHER_DENIAL = "Policy doesn't allow {rule} to be performed."
 
 
@@ -147,6 +150,7 @@ def responder(
         tuple(steps),
         body=None if body is None else Versioned(body.schema),
         query=None if query is None else Versioned(query.schema),
+        path={} if lookup is None or lookup.uuid_field is None else {"ident": _UUID},
         returns=dict(returns or {}),
         answers=(PATCH_STATUS_OF if quote_patch else STATUS_OF,),
     )
