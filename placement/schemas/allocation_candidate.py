@@ -7,6 +7,8 @@ groups (numbers from 1.25, words from 1.33) are allowed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from placement import microversion as mv
 from placement.schemas import INTEGER, Change, Schema, Versioned, adding, closed, mapping
 
@@ -79,26 +81,25 @@ def _list_requests(summary: Schema) -> Schema:
     )
 
 
-def _requests(change: Change) -> Change:
-    """The change of one allocation request."""
+def _inside(*keys: str) -> Callable[[Change], Change]:
+    """A change of the part of the answer found under ``keys``."""
 
-    def apply(schema: Schema) -> Schema:
-        requests = schema["properties"]["allocation_requests"]
-        requests["items"] = change(requests["items"])
-        return schema
+    def changing(change: Change) -> Change:
+        def apply(schema: Schema) -> Schema:
+            parent = schema
+            for key in keys[:-1]:
+                parent = parent[key]
+            parent[keys[-1]] = change(parent[keys[-1]])
+            return schema
 
-    return apply
+        return apply
+
+    return changing
 
 
-def _summaries(change: Change) -> Change:
-    """The change of one provider summary."""
-
-    def apply(schema: Schema) -> Schema:
-        summaries = schema["properties"]["provider_summaries"]
-        summaries["additionalProperties"] = change(summaries["additionalProperties"])
-        return schema
-
-    return apply
+#: Changes of one allocation request, and of one provider summary.
+_requests = _inside("properties", "allocation_requests", "items")
+_summaries = _inside("properties", "provider_summaries", "additionalProperties")
 
 
 def _also(**properties: Schema) -> Change:
