@@ -239,6 +239,8 @@ def declarations(responder: Responder) -> tuple[Declaration, ...]:
 
 
 def declare(run: Responder, *declared: Declaration) -> Responder:
+    """``run`` carrying ``declared`` (read back by :func:`declarations`; the
+    wrappers of :class:`Resource` copy it along)."""
     run.__dict__["declarations"] = declared
     return run
 
