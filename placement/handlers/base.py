@@ -223,15 +223,6 @@ class Declaration:
         """The declared minimum microversion and its refusal, if any."""
         return next((step for step in self.steps if isinstance(step, Since)), None)
 
-    def statuses(self) -> frozenset[int]:
-        """Every status this responder may answer: success, refusals, answers."""
-        found = set(self.returns)
-        for step in self.steps:
-            found |= refusals(step)
-        for table in self.answers:
-            found |= {answer.error.status for answer in table.values()}
-        return frozenset(found)
-
 
 def declarations(responder: Responder) -> tuple[Declaration, ...]:
     """What ``responder`` declares (empty for one declared by no decorator)."""

@@ -171,15 +171,19 @@ def successes(declared: base.Declaration, version: mv.Version) -> dict[int, Sche
 def statuses(template: str, method: str, resource: type) -> frozenset[int]:
     """Every status the operation may answer at its API's newest version.
 
-    What its declaration says (successes there, each step's refusals, its
-    answer tables), its class's ``ANSWERS``, :data:`COMMON_STATUSES`, and 404
-    for a path with fields (a field holding ``/`` names no route).
+    What its declaration says (successes there, each step's refusals but for
+    a minimum version's, its answer tables), its class's ``ANSWERS``,
+    :data:`COMMON_STATUSES`, and 404 for a path with fields (a field holding
+    ``/`` names no route).
     """
     api = api_of(template)
     current = _current(declarations_of(resource, method), api)
-    found = set(current.statuses() - set(current.returns)) | set(successes(current, api.maximum))
-    found |= COMMON_STATUSES
-    found |= {answer.error.status for answer in getattr(resource, "ANSWERS", {}).values()}
+    found = set(successes(current, api.maximum)) | COMMON_STATUSES
+    for step in current.steps:
+        if not isinstance(step, base.Since):
+            found |= base.refusals(step)
+    for table in (*current.answers, getattr(resource, "ANSWERS", {})):
+        found |= {answer.error.status for answer in table.values()}
     if _PATH_FIELD.search(template):
         found.add(404)
     return frozenset(found)
