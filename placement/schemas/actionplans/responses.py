@@ -2,8 +2,8 @@
 
 Each object is a list item (``short``) or a show and ``/detail`` item
 (``whole``), with exactly the keys ``handlers/actionplans/render.py`` writes.
-Values are stated where their type is fixed (uuids, links, times); the others
-hold what the stored plan or catalog holds and are left open.
+Values are typed where the type is fixed (:data:`_TYPES`, links, times);
+the others hold what the stored plan or catalog holds and are left open.
 """
 
 from __future__ import annotations
@@ -38,9 +38,38 @@ def _closed(**properties: Schema) -> Schema:
     }
 
 
+#: The type of each value whose type is fixed; the others are left open.
+_TYPES: dict[str, Schema] = {
+    "uuid": _TEXT,
+    "name": _TEXT,
+    "display_name": _TEXT,
+    "efficacy_specification": {"type": "array"},
+    "goal_uuid": _TEXT,
+    "goal_name": _TEXT,
+    "strategy_uuid": {"type": ["string", "null"]},
+    "strategy_name": {"type": ["string", "null"]},
+    "parameters_spec": {"type": "object"},
+    "audit_type": _TEXT,
+    "state": _TEXT,
+    "interval": {"type": ["string", "null"]},
+    "scope": {"type": "array"},
+    "auto_trigger": {"type": "boolean"},
+    "parameters": {"type": "object"},
+    "hostname": {"type": ["string", "null"]},
+    "audit_uuid": _TEXT,
+    "efficacy_indicators": {"type": "array"},
+    "global_efficacy": {"type": "array"},
+    "action_plan_uuid": _TEXT,
+    "action_type": _TEXT,
+    "parents": {"type": "array", "items": _TEXT},
+    "description": {"type": ["string", "null"]},
+    "input_parameters": {"type": "object"},
+}
+
+
 def _keys(*names: str) -> dict[str, Schema]:
-    """Properties whose values are open, ``uuid`` a string."""
-    return {name: _TEXT if name == "uuid" else _ANY for name in names}
+    """Properties with their types where :data:`_TYPES` fixes them."""
+    return {name: _TYPES.get(name, _ANY) for name in names}
 
 
 def _status_message(schema: Schema) -> Schema:
@@ -59,7 +88,7 @@ GOAL = _items(_GOAL, changed(_GOAL, lambda s: _closed(**s["properties"], **_TIME
 
 _STRATEGY = _closed(**_keys("uuid", "name", "display_name", "goal_uuid", "goal_name"), links=_LINKS)
 STRATEGY = _items(
-    _STRATEGY, changed(_STRATEGY, lambda s: _closed(**s["properties"], parameters_spec=_ANY))
+    _STRATEGY, changed(_STRATEGY, lambda s: _closed(**s["properties"], **_keys("parameters_spec")))
 )
 
 _AUDIT_SHORT = _closed(
@@ -89,7 +118,7 @@ _PLAN_SHORT = _closed(
 )
 ACTION_PLAN = _items(
     _PLAN_SHORT,
-    _closed(**{**_PLAN_SHORT["properties"], "hostname": _ANY, **_TIMES}),
+    _closed(**{**_PLAN_SHORT["properties"], **_keys("hostname"), **_TIMES}),
     (mv.STATUS_MESSAGE, _status_message),
 )
 
