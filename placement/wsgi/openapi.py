@@ -177,7 +177,7 @@ def statuses(template: str, method: str, resource: type) -> frozenset[int]:
     ``/`` names no route).
     """
     api = api_of(template)
-    current = _current(declarations_of(resource, method), api)
+    current = newest(declarations_of(resource, method), api)
     found = set(successes(current, api.maximum)) | COMMON_STATUSES
     for step in current.steps:
         if not isinstance(step, base.Since):
@@ -231,7 +231,7 @@ def _link(paths: dict[str, dict[str, Any]]) -> None:
                 answer["links"] = targets
 
 
-def _current(declared: tuple[base.Declaration, ...], api: Api) -> base.Declaration:
+def newest(declared: tuple[base.Declaration, ...], api: Api) -> base.Declaration:
     """The declaration serving the API's newest version."""
     return _serving(declared, api.maximum) or declared[-1]
 
@@ -250,7 +250,7 @@ def _serving(
 def _operation(template: str, method: str, resource: type) -> dict[str, Any]:
     api = api_of(template)
     declared = declarations_of(resource, method)
-    current = _current(declared, api)
+    current = newest(declared, api)
     operation: dict[str, Any] = {
         "operationId": _operation_id(method, template),
         "summary": _summary(resource),

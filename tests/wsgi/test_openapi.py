@@ -139,7 +139,7 @@ def _looks_up_before_authorizing(declared: base.Declaration) -> bool:
 def test_each_documented_status_is_one_the_route_answers(app, template, method, resource):
     documented = {int(status) for status in DOC["paths"][template][method.lower()]["responses"]}
     api = openapi.api_of(template)
-    current = openapi._current(openapi.declarations_of(resource, method), api)
+    current = openapi.newest(openapi.declarations_of(resource, method), api)
     # Refusals before the responder, each provoked for real.
     provoked = {
         406: _ask(app, template, method, headers={"OpenStack-API-Version": f"{api.service} 9.0"}),
