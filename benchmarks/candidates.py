@@ -53,6 +53,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+import psutil
 import sqlalchemy
 from sqlalchemy import insert, select
 
@@ -198,6 +199,17 @@ class Server:
                     return self.process.poll() is None
             time.sleep(0.2)
         return False
+
+    def pss_bytes(self) -> int | None:
+        """Proportional set size of the gunicorn tree (master and workers), summed."""
+        if self.process is None:
+            return None
+        try:
+            master = psutil.Process(self.process.pid)
+            tree = [master, *master.children(recursive=True)]
+            return sum(process.memory_full_info().pss for process in tree)
+        except (psutil.Error, AttributeError):
+            return None
 
     def log_tail(self) -> str:
         with open(os.path.join(self.confdir, "server.log"), errors="replace") as log:
@@ -531,12 +543,25 @@ class Stats:
     def alone_p50(self) -> float | None:
         return statistics.median(self.alone) if self.alone else None
 
-    @property
-    def p95(self) -> float | None:
+    #: 1-minute load average when the query's first request began and its last ended.
+    load: tuple[float, float] | None = None
+    #: The server's memory after the timed requests: PSS summed over gunicorn's
+    #: master and workers (RSS would count their shared pages once per process).
+    pss_bytes: int | None = None
+
+    def _percentile(self, share: float) -> float | None:
         if not self.latencies:
             return None
         ordered = sorted(self.latencies)
-        return ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
+        return ordered[min(len(ordered) - 1, int(round(share * (len(ordered) - 1))))]
+
+    @property
+    def p95(self) -> float | None:
+        return self._percentile(0.95)
+
+    @property
+    def p99(self) -> float | None:
+        return self._percentile(0.99)
 
     @property
     def rps(self) -> float | None:
@@ -548,6 +573,7 @@ def measure(
 ) -> Stats:
     """Send ``requests`` GETs from ``concurrency`` clients (stop after ``budget`` s)."""
     stats = Stats()
+    load_before = os.getloadavg()[0]
     probe = Client(port, timeout=timeout)
     try:
         started = time.perf_counter()
@@ -563,6 +589,7 @@ def measure(
     stats.alone.append(first)
     if first > budget:
         stats.latencies, stats.wall = [first], first
+        stats.load = (load_before, os.getloadavg()[0])
         return stats
     for _ in range(ALONE - 1):
         begin = time.perf_counter()
@@ -598,6 +625,7 @@ def measure(
     for thread in threads:
         thread.join()
     stats.wall = time.perf_counter() - begin
+    stats.load = (load_before, os.getloadavg()[0])
     return stats
 
 
@@ -651,6 +679,9 @@ def _run_one(
                 file=sys.stderr,
             )
             results = [_time(name, args, query) for _, query in queries]
+            memory = server.pss_bytes()
+            for stats in results:
+                stats.pss_bytes = memory
             if any(stats.timed_out or stats.errors for stats in results):
                 print(
                     f"  {flavor.name}: failures; server log ends with:\n{server.log_tail()}",
@@ -724,6 +755,7 @@ def run_claims(
         with fresh_database(db, workdir, f"claims_{flavor.name}") as url:
             server = Server(flavor, url, args.port, workdir)
             server.start()
+            load_before = os.getloadavg()[0]
             try:
                 done = subprocess.run(
                     [
@@ -737,11 +769,14 @@ def run_claims(
                     text=True,
                     check=False,
                 )
+                memory = server.pss_bytes()
             finally:
                 server.stop()
         if not done.stdout.strip():
             raise RuntimeError(f"{flavor.name}: claims.py failed:\n{done.stderr[-2000:]}")
         summaries[flavor.name] = json.loads(done.stdout.strip().splitlines()[-1])
+        summaries[flavor.name]["pss_mib"] = None if memory is None else round(memory / 2**20)
+        summaries[flavor.name]["load"] = f"{load_before:.1f}→{os.getloadavg()[0]:.1f}"
         print(f"  {flavor.name}: {summaries[flavor.name]}", file=sys.stderr)
     return summaries
 
@@ -782,20 +817,40 @@ def _ratio(ours: float | None, upstream: float | None) -> str:
 
 def _cell(stats: Stats) -> list[str]:
     if stats.skipped:
-        return ["not run", "", "", "", ""]
+        return ["not run", "", "", "", "", "", ""]
     if stats.timed_out:
-        return ["no answer", "", "", "", ""]
+        return ["no answer", "", "", "", "", "", ""]
     rps = "–" if stats.rps is None else f"{stats.rps:.1f}"
-    return [_ms(stats.alone_p50), _ms(stats.p50), _ms(stats.p95), rps, str(stats.candidates)]
+    memory = "–" if stats.pss_bytes is None else f"{stats.pss_bytes / 2**20:.0f}"
+    return [
+        _ms(stats.alone_p50),
+        _ms(stats.p50),
+        _ms(stats.p95),
+        _ms(stats.p99),
+        rps,
+        str(stats.candidates),
+        memory,
+    ]
+
+
+def _load(row: Row) -> str:
+    """The 1-minute load average while each server was timed: start→end."""
+    spans = [
+        f"{name} {stats.load[0]:.1f}→{stats.load[1]:.1f}"
+        for name, stats in (("ours", row.ours), ("upstream", row.upstream))
+        if stats.load is not None
+    ]
+    return ", ".join(spans) or "–"
 
 
 def table(rows: list[Row]) -> str:
     head = (
-        "| workload | ours 1 client p50 ms | ours p50 ms | ours p95 ms | ours req/s | "
-        "ours answers | upstream 1 client p50 ms | upstream p50 ms | upstream p95 ms | "
-        "upstream req/s | upstream answers | p50 speed-up | req/s ratio |"
+        "| workload | ours 1 client p50 ms | ours p50 ms | ours p95 ms | ours p99 ms | "
+        "ours req/s | ours answers | ours PSS MiB | upstream 1 client p50 ms | upstream p50 ms | "
+        "upstream p95 ms | upstream p99 ms | upstream req/s | upstream answers | "
+        "upstream PSS MiB | p50 speed-up | req/s ratio | load |"
     )
-    lines = [head, "|" + "---|" * 13]
+    lines = [head, "|" + "---|" * 18]
     for row in rows:
         upstream_p50 = None if row.upstream.timed_out else row.upstream.p50
         upstream_rps = None if row.upstream.timed_out else row.upstream.rps
@@ -808,6 +863,7 @@ def table(rows: list[Row]) -> str:
                     *_cell(row.upstream),
                     _ratio(row.ours.p50, upstream_p50),
                     _ratio(upstream_rps, row.ours.rps),
+                    _load(row),
                 ]
             )
             + " |"
@@ -834,16 +890,17 @@ def _commit() -> str:
 def claims_table(summaries: dict[str, dict]) -> str:
     """One line per server: what ``claims.py`` reported, and the claims/s ratio."""
     lines = [
-        "| server | claims | claims/s | claim p50 ms | claim p95 ms | 409 conflicts | "
-        "5xx | usage = claims, no overcommit |",
-        "|" + "---|" * 8,
+        "| server | claims | claims/s | claim p50 ms | claim p95 ms | claim p99 ms | "
+        "409 conflicts | 5xx | usage = claims, no overcommit | PSS MiB after | load |",
+        "|" + "---|" * 11,
     ]
     for name, summary in summaries.items():
         lines.append(
             f"| {name} | {summary['claims']} | {summary['claims_per_s']} | "
             f"{summary['claim_p50_ms']} | {summary['claim_p95_ms']} | "
-            f"{summary['conflicts']} | {summary['server_errors']} | "
-            f"{'yes' if summary['verified'] else 'NO'} |"
+            f"{summary['claim_p99_ms']} | {summary['conflicts']} | {summary['server_errors']} | "
+            f"{'yes' if summary['verified'] else 'NO'} | {summary['pss_mib']} | "
+            f"{summary['load']} |"
         )
     if len(summaries) == 2:
         ours, upstream = summaries["ours"]["claims_per_s"], summaries["upstream"]["claims_per_s"]

@@ -236,6 +236,7 @@ def report(args: argparse.Namespace, tally: Tally, wall: float, problems: list[s
         "server_errors": len(tally.server_errors),
         "claim_p50_ms": round(statistics.median(latencies) * 1000, 1),
         "claim_p95_ms": round(latencies[max(0, int(len(latencies) * 0.95) - 1)] * 1000, 1),
+        "claim_p99_ms": round(latencies[max(0, int(len(latencies) * 0.99) - 1)] * 1000, 1),
         "verified": not problems,
     }
     if args.json:
