@@ -98,6 +98,9 @@ def conformance_command(rest: list[str]) -> list[str] | None:
     return [bash, run, "--profile", "candidate", *(rest or ["--list", "public"])]
 
 
+#: The browser the console's tests drive (Debian's package ``chromium``).
+CHROMIUM = os.environ.get("PLACEMENT_CHROMIUM", "/usr/bin/chromium")
+
 #: The commands ``main`` runs.
 COMMANDS = ("serve", "test", "lint", "conformance")
 
@@ -121,6 +124,12 @@ def main(argv: list[str]) -> int:
             return 2
         args = found
     else:
+        if not os.access(CHROMIUM, os.X_OK):
+            print(
+                f"dev.py test: no Chromium at {CHROMIUM}: the console's browser tests "
+                "(tests/console/) will fail; install it with 'apt-get install -y chromium'",
+                file=sys.stderr,
+            )
         args = [os.path.join(BIN, "python"), "-m", "pytest", *rest]
     os.chdir(ROOT)
     os.execv(args[0], args)

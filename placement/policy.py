@@ -250,6 +250,23 @@ RESHAPER_RESHAPE = _API.add(
 API_RULES = _API.defaults
 
 
+# --- the console's JSON routes (/console/api/…) ----------------------------------
+# Read rules: their defaults are those of the Placement routes that answer the
+# same facts (provider list, inventories, usages, traits, aggregates), so the
+# console shows nobody more than the API would; a policy file may open them
+# to readers (``role:reader``) without opening anything else.
+_CONSOLE = _Rules(ADMIN_OR_SERVICE, ["project"])
+
+CONSOLE_CAPACITY = _CONSOLE.add(
+    "placement:console:capacity",
+    "Show pages of provider trees with their inventories, usage, traits and "
+    "aggregates, and the cloud's totals per resource class (the console's capacity page).",
+    ("GET", "/console/api/capacity"),
+)
+
+CONSOLE_RULES = _CONSOLE.defaults
+
+
 # --- Watcher's API under /v1 (service type infra-optim) ----------------------
 # Watcher's endpoint rules default to its ``rule:admin_api``, which is
 # ``role:admin or role:administrator``. That base rule's name is Placement's
@@ -317,7 +334,7 @@ INFRA_OPTIM_RULES = _INFRA_OPTIM.defaults
 
 def list_rules() -> list[policy.RuleDefault]:
     """Every default rule, for ``oslopolicy-sample-generator --namespace placement``."""
-    return BASE_RULES + API_RULES + INFRA_OPTIM_RULES
+    return BASE_RULES + API_RULES + CONSOLE_RULES + INFRA_OPTIM_RULES
 
 
 def make_enforcer(conf: cfg.ConfigOpts) -> policy.Enforcer:

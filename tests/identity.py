@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import json
+import textwrap
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -19,6 +20,21 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 SERVICE_USER = "placement"
 SERVICE_PASSWORD = "secret"
 SERVICE_TOKEN = "service-token"
+
+
+def authtoken_section(identity_url: str, public_uri: str) -> str:
+    """``placement.conf``'s ``[keystone_authtoken]`` for the stand-in at ``identity_url``."""
+    return textwrap.dedent(f"""\
+        [keystone_authtoken]
+        www_authenticate_uri = {public_uri}
+        auth_type = password
+        auth_url = {identity_url}/v3
+        username = {SERVICE_USER}
+        password = {SERVICE_PASSWORD}
+        project_name = service
+        user_domain_name = Default
+        project_domain_name = Default
+        """)
 
 
 def _stamp(moment: datetime.datetime) -> str:

@@ -38,17 +38,19 @@ def gunicorn(
     conf_extra: str = "",
     options: Sequence[str] = (),
     environ: dict[str, str] | None = None,
+    auth_strategy: str = "noauth2",
 ) -> Iterator[str]:
     """Serve ``database_url`` until the block ends; yields the base URL.
 
     ``conf_extra`` is appended to the ``placement.conf``; ``options`` are
     more gunicorn command-line options (``-c python:...``); ``environ``
-    adds to the server's environment.
+    adds to the server's environment; ``auth_strategy`` is ``[api]``'s
+    (``keystone`` wants a ``[keystone_authtoken]`` section in ``conf_extra``).
     """
     with tempfile.TemporaryDirectory(prefix="placement-server-") as confdir:
         with open(os.path.join(confdir, "placement.conf"), "w") as conf:
             conf.write(
-                f"[api]\nauth_strategy = noauth2\n"
+                f"[api]\nauth_strategy = {auth_strategy}\n"
                 f"[placement_database]\nconnection = {database_url}\n{conf_extra}"
             )
         port = free_port()

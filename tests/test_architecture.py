@@ -104,6 +104,8 @@ RULES: dict[str, Rule] = {
         internal=("placement.candidates.model", "placement.microversion"), third_party=()
     ),
     "placement.handlers": Rule(internal=_HANDLERS, never=_SQL),
+    # The console's static pages and the layer serving them, before auth.
+    "placement.console": Rule(internal=("placement.auth", "placement.errors"), third_party=()),
     "placement.wsgi": Rule(internal=None),
     "placement.direct": Rule(internal=("placement.wsgi", "placement.conf")),
     "placement.cmd": Rule(internal=None),

@@ -10,7 +10,6 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 
 import falcon.testing
 import pytest
@@ -34,21 +33,8 @@ ERROR_401 = {
 def write_conf(path: str, db_url: str, identity_url: str) -> str:
     with open(path, "w") as stream:
         stream.write(
-            textwrap.dedent(f"""\
-            [api]
-            auth_strategy = keystone
-            [placement_database]
-            connection = {db_url}
-            [keystone_authtoken]
-            www_authenticate_uri = {PUBLIC_URI}
-            auth_type = password
-            auth_url = {identity_url}/v3
-            username = {stand_in.SERVICE_USER}
-            password = {stand_in.SERVICE_PASSWORD}
-            project_name = service
-            user_domain_name = Default
-            project_domain_name = Default
-            """)
+            f"[api]\nauth_strategy = keystone\n[placement_database]\nconnection = {db_url}\n"
+            + stand_in.authtoken_section(identity_url, PUBLIC_URI)
         )
     return path
 

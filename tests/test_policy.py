@@ -56,14 +56,25 @@ def test_base_rules_are_upstreams():
 
 
 def test_api_rules_are_upstreams():
-    watcher = {r.name for r in policy.INFRA_OPTIM_RULES}
-    rules = {r.name: r for r in policy.list_rules() if r.name not in watcher}
+    ours = {r.name for r in policy.INFRA_OPTIM_RULES + policy.CONSOLE_RULES}
+    rules = {r.name: r for r in policy.list_rules() if r.name not in ours}
     assert set(rules) == set(BASE) | set(API) | {"placement:usages", "placement:reshaper:reshape"}
     for name in API:
         assert (rules[name].check_str, rules[name].scope_types) == (A_OR_S, ["project"]), name
     assert rules["placement:usages"].check_str == "rule:admin_or_project_reader_or_service_api"
     assert rules["placement:reshaper:reshape"].check_str == "rule:service_api"
     assert all(not getattr(rules[n], "deprecated_rule", None) for n in API)
+
+
+def test_console_rules_read_what_the_placement_reads_of_the_same_facts_do():
+    """The console shows nobody more than the API would: its rules default to
+    the provider-listing rules' check string and scope."""
+    rules = {r.name: r for r in policy.list_rules()}
+    rule = rules[policy.CONSOLE_CAPACITY]
+    assert rule in policy.CONSOLE_RULES and rule.name == "placement:console:capacity"
+    listing = rules[policy.RP_LIST]
+    assert (rule.check_str, rule.scope_types) == (listing.check_str, listing.scope_types)
+    assert rule.operations == [{"method": "GET", "path": "/console/api/capacity"}]
 
 
 @pytest.fixture(scope="module", params=[True, False], ids=["new-defaults", "legacy"])

@@ -91,7 +91,13 @@ def _start_applier(config_args: list[str], database_url: str) -> subprocess.Pope
     )
 
 
-def _announce_embedded(path: str, strategy: str) -> None:
+def console_url(host: str, port: int) -> str:
+    """Where a browser opens the web console of a server bound to ``host:port``."""
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}/console/"
+
+
+def _announce_embedded(path: str, strategy: str, console: str) -> None:
     """Say loudly, on stderr, that this server runs on the development default."""
     rule = "*" * 78
     trust = " (ANY token is accepted; 'admin' is an ADMINISTRATOR)" if strategy == "noauth2" else ""
@@ -101,6 +107,7 @@ def _announce_embedded(path: str, strategy: str) -> None:
         "for development only:",
         f"  database       SQLite file {path} (created and migrated here)",
         f"  auth_strategy  {strategy}{trust}",
+        f"  console        {console} (open it in a browser)",
         "For a deployment, set [placement_database] connection in placement.conf",
         "(see README.rst, 'Configuration').",
         rule,
@@ -123,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         conf = placement_conf.load(rest, prog="placement-api")
         embedded = placement_conf.use_embedded_default(conf)
         if embedded is not None:
-            _announce_embedded(embedded, conf.api.auth_strategy)
+            _announce_embedded(embedded, conf.api.auth_strategy, console_url(args.host, args.port))
         if (
             conf.api.auth_strategy == "noauth2"
             and not _is_loopback(args.host)
@@ -143,6 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         hooks = instrument.gunicorn_hooks(conf)  # before any app: metrics' storage
         create_app(conf)  # fail fast, migrate once in the master process
         logging.getLogger("placement").info(instrument.describe(conf))
+        logging.getLogger("placement").info("Console: %s", console_url(args.host, args.port))
     except placement_conf.ConfigError as exc:
         print(f"placement-api: {exc}", file=sys.stderr)
         return 2

@@ -11,6 +11,7 @@ from oslo_config import cfg
 
 from placement import auth, logs, policy
 from placement import conf as placement_conf
+from placement.console import assets as console_assets
 from placement.db import engine as db_engine
 from placement.db import migration, standard
 from placement.handlers import base
@@ -106,11 +107,12 @@ def create_app(conf: cfg.ConfigOpts) -> PlacementApp:
         engine.dispose()
         raise
     deps = base.Deps(conf=conf, engine=engine, enforcer=policy.make_enforcer(conf))
-    # Built inside out; a request meets /healthcheck, /openapi.json, metrics, proxy headers,
-    # request log, CORS, auth, then context, then Falcon (ARCHITECTURE.md,
-    # "A request's way").
+    # Built inside out; a request meets /healthcheck, /openapi.json, metrics,
+    # proxy headers, request log, the console's pages, CORS, auth, then context,
+    # then Falcon (ARCHITECTURE.md, "A request's way").
     falcon_app = build_falcon_app(deps)
     app = middleware.with_cors(conf, _auth_layers(conf, falcon_app))
+    app = console_assets.ConsoleAssets(app, conf.api.auth_strategy)
     app = middleware.with_proxy_headers(conf, middleware.RequestLogMiddleware(app))
     app = instrument.instrument(conf, engine, falcon_app, app)
     return PlacementApp(health.HealthRoute(conf, openapi.DescriptionRoute(app)), engine)

@@ -11,6 +11,7 @@ from placement.handlers import (
     aggregate,
     allocation,
     allocation_candidate,
+    console,
     inventory,
     reshaper,
     resource_class,
@@ -48,6 +49,8 @@ ROUTES: list[tuple[str, type, str]] = [
     ("/allocations/{consumer_uuid}", allocation.ConsumerAllocations, "GET, PUT, DELETE"),
     ("/reshaper", reshaper.Reshaper, "POST"),
     ("/allocation_candidates", allocation_candidate.AllocationCandidates, "GET"),
+    # The console's JSON routes (its pages are served before auth: placement/console/).
+    ("/console/api/capacity", console.Capacity, "GET"),
     # Watcher's API (infra-optim), only under /v1.
     ("/v1/goals", ap_catalog.Goals, "GET"),
     ("/v1/goals/detail", ap_catalog.GoalsDetail, "GET"),

@@ -97,7 +97,7 @@ def test_unacceptable_version(embedded_server):
 
 
 def test_embedded_database_and_loud_banner(embedded_server):
-    _, home, log = embedded_server
+    base, home, log = embedded_server
     database = home / "data" / "placement" / "placement.sqlite"
     assert database.exists()
     log.seek(0)
@@ -105,6 +105,8 @@ def test_embedded_database_and_loud_banner(embedded_server):
     assert "placement-api: NO DATABASE IS CONFIGURED: serving the EMBEDDED DEFAULT" in text
     assert f"database       SQLite file {database}" in text
     assert "auth_strategy  noauth2 (ANY token is accepted; 'admin' is an ADMINISTRATOR)" in text
+    assert f"console        {base}/console/ (open it in a browser)" in text
+    assert f"Console: {base}/console/" in text
 
 
 def test_start_up_says_where_metrics_would_be(embedded_server):

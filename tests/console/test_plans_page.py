@@ -1,0 +1,240 @@
+"""The action-plans page in Chromium: the DAG's edges and layers, live states while a
+real ``placement-applier`` runs the plan, cancelling, and a reader refused a start."""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests import identity, rig, server
+from tests.console import seed
+
+#: The weight planner makes a diamond of these: nop, then both sleeps side by
+#: side (sleep's parallelization 2), then stop.
+PLANNER = """
+[watcher_planners.weight]
+weights = nop:70,sleep:40,stop:35
+parallelization = nop:1,sleep:2,stop:1
+"""
+SUCCEEDED_GREEN = "rgb(46, 157, 79)"
+
+
+@contextlib.contextmanager
+def applier(url: str, workdir: Path) -> Iterator[subprocess.Popen]:
+    """A real ``placement-applier`` on the server's database."""
+    conf = workdir / "applier.conf"
+    conf.write_text(f"[placement_database]\nconnection = {url}\n")
+    log = open(workdir / "applier.log", "wb")  # noqa: SIM115 (the process writes it)
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "placement.cmd.applier",
+            "--config-file",
+            str(conf),
+            "--poll-interval",
+            "0.2",
+            "--lease-seconds",
+            "2",
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    log.close()
+    try:
+        yield process
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def make_plan(http: seed.Http, consumer: str, *sleeps: float) -> tuple[str, list[dict]]:
+    """An audit of nop, ``sleeps``, stop; returns its plan's uuid and actions."""
+    actions = [{"action_type": "nop", "input_parameters": {"message": "begin"}}]
+    actions += [{"action_type": "sleep", "input_parameters": {"duration": s}} for s in sleeps]
+    actions.append({"action_type": "stop", "resource_id": consumer, "input_parameters": {}})
+    audit = http.v1(
+        "POST",
+        "/v1/audits",
+        {
+            "audit_type": "ONESHOT",
+            "goal": "unclassified",
+            "strategy": "actuator",
+            "parameters": {"actions": actions},
+        },
+    )
+    (plan,) = http.v1("GET", f"/v1/action_plans?audit_uuid={audit['uuid']}")["action_plans"]
+    found = http.v1("GET", f"/v1/actions/detail?action_plan_uuid={plan['uuid']}")["actions"]
+    return plan["uuid"], found
+
+
+@pytest.fixture(scope="module")
+def plan_cloud(tmp_path_factory) -> Iterator[tuple[str, dict[str, str]]]:
+    workdir = tmp_path_factory.mktemp("plans")
+    with (
+        rig.migrated_database("sqlite") as url,
+        server.gunicorn(url, workers=2, conf_extra=PLANNER) as base,
+        applier(url, workdir),
+    ):
+        yield base, seed.small_cloud(seed.Http(base))
+
+
+def _graph(page) -> tuple[set[tuple[str, str]], dict[str, str]]:
+    """The drawn edges and each node's layer."""
+    edges = page.locator("svg.graph path.edge").evaluate_all(
+        "paths => paths.map(p => [p.dataset.from, p.dataset.to])"
+    )
+    layers = page.locator("svg.graph g.node").evaluate_all(
+        "nodes => nodes.map(n => [n.dataset.uuid, n.dataset.layer])"
+    )
+    return {tuple(edge) for edge in edges}, dict(layers)
+
+
+def _confirm(page) -> None:
+    dialog = page.locator("#confirm-dialog")
+    dialog.wait_for()
+    dialog.locator("#confirm-ok").click()
+
+
+def test_graph_has_the_plans_edges_and_turns_green_as_it_runs(page, plan_cloud, artifacts: Path):
+    base, ids = plan_cloud
+    http = seed.Http(base)
+    plan, actions = make_plan(http, ids["consumer"], 2.5, 2.6)
+    page.goto(f"{base}/console/#/plans?plan={plan}")
+    page.locator("svg.graph g.node").nth(3).wait_for()
+    edges, layers = _graph(page)
+    assert edges == {(parent, a["uuid"]) for a in actions for parent in a["parents"]}
+    by_type = {}
+    for action in actions:
+        by_type.setdefault(action["action_type"], set()).add(layers[action["uuid"]])
+    assert by_type == {"nop": {"0"}, "sleep": {"1"}, "stop": {"2"}}
+    assert len(edges) == 4  # a diamond
+    page.screenshot(path=str(artifacts / "plans-recommended.png"), full_page=True)
+
+    sleep = next(a for a in actions if a["input_parameters"].get("duration") == 2.5)
+    page.locator(f'g.node[data-uuid="{sleep["uuid"]}"]').hover()
+    tip = page.locator(".tip")
+    tip.wait_for()
+    assert "sleep" in tip.text_content() and "target: 2.5 s" in tip.text_content()
+    assert "state: PENDING" in tip.text_content()
+    page.mouse.move(0, 0)
+
+    page.locator(".plan-head button.start").click()
+    assert "4 actions will be applied" in page.locator("#confirm-message").text_content()
+    _confirm(page)
+    page.wait_for_selector('svg.graph g.node[data-state="ONGOING"]', timeout=30_000)
+    page.screenshot(path=str(artifacts / "plans-running.png"), full_page=True)
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('svg.graph g.node')]"
+        ".every(n => n.dataset.state === 'SUCCEEDED')",
+        timeout=60_000,
+    )
+    fills = page.locator("svg.graph g.node rect").evaluate_all(
+        "rects => rects.map(r => getComputedStyle(r).fill)"
+    )
+    assert fills == [SUCCEEDED_GREEN] * 4
+    page.wait_for_selector('.plan-head[data-state="SUCCEEDED"]')
+    assert "4/4 actions succeeded" in page.locator(".plan-head").text_content()
+    assert http.v1("GET", f"/v1/action_plans/{plan}")["state"] == "SUCCEEDED"
+    page.screenshot(path=str(artifacts / "plans.png"), full_page=True)
+
+
+def test_cancelling_a_running_plan_asks_then_stops_it(page, plan_cloud):
+    base, ids = plan_cloud
+    http = seed.Http(base)
+    plan, actions = make_plan(http, ids["consumer"], 60)
+    page.goto(f"{base}/console/#/plans?plan={plan}")
+    page.locator(".plan-head button.start").click()
+    _confirm(page)
+    page.wait_for_selector(".plan-head[data-state=ONGOING]", timeout=30_000)
+    page.locator(".plan-head button.cancel").click()
+    page.locator("#confirm-dialog").wait_for()
+    page.locator("#confirm-cancel").click()  # changed my mind: nothing happens
+    assert http.v1("GET", f"/v1/action_plans/{plan}")["state"] == "ONGOING"
+    page.locator(".plan-head button.cancel").click()
+    _confirm(page)
+    page.wait_for_selector(".plan-head[data-state=CANCELLED]", timeout=30_000)
+    states = page.locator("svg.graph g.node").evaluate_all("n => n.map(e => e.dataset.state)")
+    assert states == ["SUCCEEDED", "CANCELLED", "CANCELLED"]
+    # The tooltip carries each action's status message as the API has it.
+    sleep = next(a for a in actions if a["action_type"] == "sleep")
+    message = http.v1("GET", f"/v1/actions/{sleep['uuid']}")["status_message"]
+    assert message
+    page.locator(f'g.node[data-uuid="{sleep["uuid"]}"]').hover()
+    page.locator(".tip").wait_for()
+    assert f"status: {message}" in page.locator(".tip").text_content()
+
+
+READER_POLICY = "\n".join(
+    f'"{rule}": "role:admin or role:reader"'
+    for rule in (
+        "action_plan:get_all",
+        "action_plan:detail",
+        "action_plan:get",
+        "action:get_all",
+        "action:detail",
+        "action:get",
+    )
+)
+
+
+def test_a_reader_sees_the_plan_but_the_start_is_refused(page, tmp_path, artifacts: Path):
+    """Keystone: the console asks for a token; policy lets readers read plans
+    (a policy file), and the default refuses them the start, shown as the 403."""
+    policy_file = tmp_path / "policy.yaml"
+    policy_file.write_text(READER_POLICY + "\n")
+    with identity.serving() as keystone:
+        keystone.tokens["admin-token"] = identity.Token("alice", "proj-a", ["admin", "reader"])
+        keystone.tokens["reader-token"] = identity.Token("bob", "proj-b", ["reader"])
+        conf = identity.authtoken_section(keystone.url, keystone.url) + (
+            f"[oslo_policy]\npolicy_file = {policy_file}\n"
+        )
+        with (
+            rig.migrated_database("sqlite") as url,
+            server.gunicorn(url, workers=2, conf_extra=conf, auth_strategy="keystone") as base,
+        ):
+            admin = seed.Http(base, token="admin-token")
+            host = admin.provider("compute-9", VCPU={"total": 4})
+            plan, _actions = make_plan(admin, admin.claim({host: {"VCPU": 1}}), 1)
+
+            page.goto(f"{base}/console/#/plans?plan={plan}")
+            dialog = page.locator("#token-dialog")
+            dialog.wait_for()
+            assert "Keystone" in dialog.text_content()
+            dialog.locator("#token-input").fill("forged-token")
+            dialog.locator("#token-ok").click()
+            # Keystone refuses it (401): the console asks again, saying why.
+            page.wait_for_function(
+                "() => document.querySelector('#token-reason').textContent.includes('401')"
+            )
+            dialog.locator("#token-input").fill("reader-token")
+            dialog.locator("#token-ok").click()
+            page.locator("svg.graph g.node").nth(2).wait_for()
+            assert "keystone" in page.locator("#identity").text_content()
+            page.locator(".plan-head button.start").click()
+            _confirm(page)
+            refusal = page.locator(".plan-error")
+            refusal.wait_for()
+            assert refusal.text_content().startswith("403")
+            assert "Policy doesn't allow action_plan:start to be performed." in (
+                refusal.text_content()
+            )
+            page.screenshot(path=str(artifacts / "plans-reader-refused.png"), full_page=True)
+            assert admin.v1("GET", f"/v1/action_plans/{plan}")["state"] == "RECOMMENDED"
+
+            # The capacity page's route is a Placement read: the default refuses readers too.
+            page.goto(f"{base}/console/#/capacity")
+            alert = page.locator(".page-capacity .error[role=alert]")
+            alert.wait_for()
+            assert "403" in alert.text_content()
+            assert "placement:console:capacity" in alert.text_content()
