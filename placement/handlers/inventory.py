@@ -184,6 +184,10 @@ class Inventories(base.Resource):
     def on_put(
         self, req: Request, resp: Response, uuid: str, provider: Provider, data: dict
     ) -> None:
+        # Upstream's schema checks only the records under keys shaped like class
+        # names; the others must be records too (then they are unknown classes).
+        for record in data["inventories"].values():
+            base.validate_body(record, schema.RECORD)
         _check_generation(provider, data)
         records = {rc: inv_obj.with_defaults(r) for rc, r in data["inventories"].items()}
         with base.answering(_REPLACE, provider=provider.uuid):
