@@ -60,6 +60,15 @@ _api_opts: list[cfg.Opt] = [
         help="Most items one page of a /v1 (Watcher API) collection holds; "
         "a larger 'limit' is cut to it.",
     ),
+    cfg.IntOpt(
+        "max_request_body_size",
+        default=1048576,
+        min=1,
+        help="Largest request body accepted, in bytes. A request declaring a "
+        "larger Content-Length is answered 413 before its body is read; a "
+        "chunked body is read up to this size, then answered 413. The largest "
+        "bodies clients send are reshaper and allocation writes of many providers.",
+    ),
 ]
 
 _placement_opts: list[cfg.Opt] = [

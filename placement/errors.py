@@ -39,9 +39,25 @@ _EXPLANATIONS = {
     403: "Access was denied to this resource.",
     404: "The resource could not be found.",
     409: "There was a conflict when trying to complete your request.",
+    413: "The body of your request was too large for this server.",
     500: "The server has either erred or is incapable of performing the requested operation.",
     503: "The server is currently unavailable. Please try again at a later time.",
 }
+
+
+#: The most characters of a message an error document carries. Messages
+#: quote the request (a schema error quotes the whole value it refused), so
+#: a long one is cut here: a large body never makes a larger answer.
+MAX_MESSAGE = 10_000
+
+
+def echoable(message: str) -> str:
+    """``message`` as an error document may carry it: cut to
+    :data:`MAX_MESSAGE` characters, saying how many more there were, and a
+    lone surrogate (which no encoding holds) as its ``\\udXXX`` escape."""
+    if len(message) > MAX_MESSAGE:
+        message = f"{message[:MAX_MESSAGE]}... ({len(message) - MAX_MESSAGE} more characters)"
+    return message.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 class PlacementError(Exception):
@@ -49,7 +65,8 @@ class PlacementError(Exception):
 
     ``vary`` is False for the errors upstream raises outside its handlers'
     own error handling (policy denials, unknown routes, pre-routing checks):
-    those responses carry no ``Vary`` header there.
+    those responses carry no ``Vary`` header there. The message is kept
+    :func:`echoable`.
     """
 
     status = 500
@@ -58,6 +75,7 @@ class PlacementError(Exception):
     def __init__(
         self, message: str = "", *, code: str | None = None, headers: dict[str, str] | None = None
     ) -> None:
+        message = echoable(message)
         super().__init__(message)
         self.message = message
         self.code = code or DEFAULT
@@ -102,6 +120,12 @@ class EscapedNotFound(NotFound):
 
 class Conflict(PlacementError):
     status = 409
+
+
+class RequestEntityTooLarge(PlacementError):
+    """A body over ``[api] max_request_body_size``, refused unread."""
+
+    status = 413
 
 
 class InternalError(PlacementError):

@@ -30,6 +30,11 @@ _BAD_RESOURCES = (
     "in form: ?resources=VCPU:2,MEMORY_MB:1024. Got: {got}."
 )
 _QUERY_PREFIX = "Invalid query string parameters: "
+#: An amount no inventory can provide: one more than the largest ``max_unit``
+#: an inventory may have (2**31 - 1). A larger amount asked is asked as this
+#: one, with the same answer (nothing fits), so that the database never
+#: computes with integers beyond its columns' range (PostgreSQL refuses them).
+BEYOND_ANY_INVENTORY = 2**31
 
 #: What a filter names its traits or aggregates by: names/uuids or ids.
 Key = TypeVar("Key", str, int)
@@ -57,7 +62,10 @@ class AggregateFilter(Generic[Key]):
 
 
 def parse_resources(value: str) -> dict[str, int]:
-    """``RC:N,RC:N`` → ``{RC: N}``; a class repeated in the value: last wins."""
+    """``RC:N,RC:N`` → ``{RC: N}``; a class repeated in the value: last wins.
+
+    ``N`` above :data:`BEYOND_ANY_INVENTORY` becomes it.
+    """
     if value.strip() == "":
         raise errors.BadRequest(_BAD_RESOURCES.format(got="empty string"))
     amounts: dict[str, int] = {}
@@ -76,7 +84,7 @@ def parse_resources(value: str) -> dict[str, int]:
             raise errors.BadRequest(
                 f"Requested resource {name} requires amount >= 1. Got: {amount}."
             )
-        amounts[name] = amount
+        amounts[name] = min(amount, BEYOND_ANY_INVENTORY)
     return amounts
 
 

@@ -21,6 +21,8 @@ import urllib.request
 from collections.abc import Iterator, Sequence
 
 GUNICORN = os.path.join(os.path.dirname(sys.executable), "gunicorn")
+#: The gunicorn master serving each base URL :func:`gunicorn` yielded.
+_MASTERS: dict[str, int] = {}
 
 
 def free_port() -> int:
@@ -79,10 +81,12 @@ def gunicorn(
                 start_new_session=True,
             )
         base = f"http://127.0.0.1:{port}"
+        _MASTERS[base] = process.pid
         try:
             _wait_until_ready(base, process, log_path, ready_timeout)
             yield base
         finally:
+            del _MASTERS[base]
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGTERM)
             try:
@@ -90,6 +94,20 @@ def gunicorn(
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
+
+
+def worker_pids(base: str) -> set[int]:
+    """The process ids of the workers of the server at ``base`` (the gunicorn
+    master's children): a worker killed and replaced changes them."""
+    master = _MASTERS[base]
+    pids = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError), open(f"/proc/{entry}/stat") as stat:
+                # "pid (comm) state ppid ...": comm may hold spaces, so split after it.
+                if int(stat.read().rsplit(")", 1)[1].split()[1]) == master:
+                    pids.add(int(entry))
+    return pids
 
 
 def _wait_until_ready(base: str, process: subprocess.Popen, log_path: str, timeout: float) -> None:

@@ -153,3 +153,30 @@ def test_more_specific_range_overrides_wildcards():
     assert errors.accept_quality(accept, "application/json") == 0.1
     assert errors.accept_quality(accept, "text/html") == 0
     assert errors.accept_quality(accept, "image/png") == 0.9
+
+
+def test_a_long_message_is_cut_saying_how_much_more_there_was():
+    error = errors.BadRequest("x" * (errors.MAX_MESSAGE + 5))
+    assert error.message == "x" * errors.MAX_MESSAGE + "... (5 more characters)"
+    _, body = _render(error)
+    assert len(body) < errors.MAX_MESSAGE + 500
+    _, body = _render(error, accept="text/plain")
+    assert body.endswith(b"... (5 more characters)  ")
+
+
+def test_a_message_of_exactly_the_limit_is_whole():
+    assert errors.BadRequest("x" * errors.MAX_MESSAGE).message == "x" * errors.MAX_MESSAGE
+
+
+def test_a_lone_surrogate_is_shown_escaped_in_every_format():
+    error = errors.BadRequest("Got: \ud800")
+    assert error.message == "Got: \\ud800"
+    for accept in ("application/json", "text/html", "text/plain"):
+        _, body = _render(error, accept=accept)
+        assert b"\\ud800" in body or b"\\\\ud800" in body
+
+
+def test_a_long_message_is_cut_under_v1_too():
+    _, body = _render(errors.BadRequest("y" * 20_000), PATH_INFO="/v1/goals")
+    fault = json.loads(json.loads(body)["error_message"])
+    assert fault["faultstring"].endswith("... (10000 more characters)")

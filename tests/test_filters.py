@@ -174,3 +174,11 @@ def test_badly_formed_member_of(values, version, message):
 def test_member_of_errors_name_the_group_suffix():
     with pytest.raises(errors.BadRequest, match="^Multiple member_of_X parameters"):
         filters.parse_member_of([AGG_A, AGG_B], V(1, 23), suffix="_X")
+
+
+def test_an_amount_beyond_any_inventory_is_asked_as_the_smallest_such():
+    """However large (beyond 64 bits too), it finds nothing, as any such amount."""
+    assert filters.parse_resources("VCPU:99999999999999999999999,DISK_GB:2147483647") == {
+        "VCPU": filters.BEYOND_ANY_INVENTORY,
+        "DISK_GB": 2147483647,
+    }

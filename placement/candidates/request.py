@@ -18,6 +18,7 @@ gets is the one upstream would give:
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -129,7 +130,14 @@ def _limit(values: list[str] | None) -> int | None:
         raise errors.BadRequest(
             f"Invalid query string parameters: '{values[0]}' does not match '{_LIMIT.pattern}'"
         )
-    return int(values[0])
+    # More digits than Python converts (4,300 unless set otherwise): upstream answers 500.
+    most_digits = sys.get_int_max_str_digits()
+    if most_digits and len(values[0]) > most_digits:
+        raise errors.BadRequest(
+            f"Invalid query string parameters: limit has more than {most_digits} digits"
+        )
+    # No list is longer than Python's largest index: a larger limit is no limit.
+    return min(int(values[0]), sys.maxsize)
 
 
 def _root_required(values: list[str] | None) -> filters.TraitFilter:

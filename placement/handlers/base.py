@@ -26,6 +26,7 @@ from oslo_policy import policy as oslo_policy
 from oslo_utils import uuidutils
 
 from placement import auth, errors, microversion, policy
+from placement.handlers import intake
 from placement.objects import exceptions
 from placement.schemas import Schema, Versioned
 
@@ -384,12 +385,15 @@ def authorized(
 
 
 def _json_body(schema: Versioned) -> Step:
-    """Parse the body as JSON (400 otherwise) and validate it (the 415 check is declared)."""
+    """Parse the body as JSON (400 otherwise), validate it (the 415 check is
+    declared), then refuse what the database could not store (a 400 where
+    upstream's database fails)."""
 
     @refusing(400)
     def step(call: Call) -> None:
         data = read_json(call.req)
         validate_body(data, schema.at(version(call.req)))
+        intake.require_storable_json(data, three_byte=three_byte_text(call.req))
         call.kwargs["data"] = data
 
     return step
@@ -420,61 +424,18 @@ _BODY_FORMATS.checks("uuid")(uuidutils.is_uuid_like)
 _QUERY_FORMATS = jsonschema.FormatChecker()
 
 
-def read_body(req: falcon.Request) -> bytes:
-    """The request body's bytes.
-
-    Without ``Content-Length`` (a chunked body) the whole input is read when
-    the server says it ends (``wsgi.input_terminated``, as gunicorn does), as
-    upstream reads it; otherwise ``Content-Length`` bytes, none without it.
-    """
-    if req.content_length is None and req.env.get("wsgi.input_terminated"):
-        return req.stream.read()
-    return req.bounded_stream.read()
-
-
 def read_json(req: falcon.Request) -> Any:
-    """The request body parsed as JSON; 400 ``Malformed JSON`` otherwise.
-
-    On a database of 3-byte text (``req.context.three_byte_text``, see
-    :func:`require_storable`) a string it could not store is a 400 too.
-    """
-    raw = read_body(req)
+    """The request body parsed as JSON; 400 ``Malformed JSON`` otherwise
+    (:func:`intake.parse_json`: no ``NaN``, no deep nesting either)."""
     try:
-        data = json.loads(raw.decode("utf-8") if raw else "")
-    except (ValueError, UnicodeDecodeError) as exc:
+        return intake.parse_json(intake.read_body(req))
+    except ValueError as exc:
         raise errors.BadRequest(f"Malformed JSON: {exc}") from None
-    if getattr(req.context, "three_byte_text", False):
-        _require_storable_json(data, "")
-    return data
 
 
-def require_storable(field: str, text: str) -> None:
-    """400 naming ``field`` when ``text`` has a character beyond U+FFFF.
-
-    Only for a database that stores 3-byte UTF-8 (MySQL's utf8mb3), which
-    cannot hold such characters: upstream answers 500 there, ours says which
-    field it was. A database that can hold them stores them intact.
-    """
-    wide = next((char for char in text if ord(char) > 0xFFFF), None)
-    if wide is not None:
-        raise errors.BadRequest(
-            f"Invalid {field}: the character U+{ord(wide):X} cannot be stored by this "
-            "database, whose text is 3-byte UTF-8 (utf8mb3)"
-        )
-
-
-def _require_storable_json(data: Any, field: str) -> None:
-    """:func:`require_storable` on every string and key of a body; ``field``
-    is the dotted path of keys down to it."""
-    if isinstance(data, str):
-        require_storable(field or "body", data)
-    elif isinstance(data, list):
-        for item in data:
-            _require_storable_json(item, field)
-    elif isinstance(data, dict):
-        for key, value in data.items():
-            require_storable(field or "body", key)
-            _require_storable_json(value, f"{field}.{key}" if field else key)
+def three_byte_text(req: falcon.Request) -> bool:
+    """Whether the database stores 3-byte UTF-8 only (set by the text guard)."""
+    return bool(getattr(req.context, "three_byte_text", False))
 
 
 def _schema_error(
@@ -488,13 +449,40 @@ def _schema_error(
     whole-number float (``8.0``) is an integer.
     """
     validator = jsonschema.validators.validator_for(schema)(schema, format_checker=formats)
-    return jsonschema.exceptions.best_match(validator.iter_errors(data))
+    return intake.schema_error(validator, data)
+
+
+class _Abridged:
+    """A refused value too long to quote whole: its ``repr`` cut to
+    :data:`errors.MAX_MESSAGE` characters."""
+
+    def __init__(self, text: str) -> None:
+        self.text = errors.echoable(text)
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _described(error: jsonschema.ValidationError) -> str:
+    """``str(error)`` as upstream shows it, without quoting a huge value whole.
+
+    jsonschema's text repeats the refused value twice, the second time
+    pretty-printed: for a large body that takes seconds and makes an answer
+    many times its size. A value longer than :data:`errors.MAX_MESSAGE`
+    characters is quoted cut instead (short ones exactly as upstream).
+    """
+    if len(error.message) > errors.MAX_MESSAGE:
+        error.message = errors.echoable(error.message)
+    text = repr(error.instance)
+    if len(text) > errors.MAX_MESSAGE:
+        error.instance = _Abridged(text)
+    return str(error)
 
 
 def validate_body(data: Any, schema: dict) -> None:
     error = _schema_error(data, schema, _BODY_FORMATS)
     if error is not None:
-        raise errors.BadRequest(f"JSON does not validate: {error}")
+        raise errors.BadRequest(f"JSON does not validate: {_described(error)}")
 
 
 _PAIR_SEPARATOR = re.compile(rb"[&;]")

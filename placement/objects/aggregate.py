@@ -90,17 +90,12 @@ def _ensure_aggregates(engine: Engine, uuids: Sequence[str]) -> dict[str, int]:
 
     Runs in its own transactions: aggregate rows are harmless even if the
     caller's write fails later, and a duplicate from a concurrent creator
-    just means looking again. Each uuid is looked up on its own so the
-    database's collation decides what matches, as it does for the unique key.
+    just means looking again.
     """
     wanted = list(dict.fromkeys(uuids))
     for _attempt in range(10):
         with db.reader(engine) as conn:
-            found = {
-                uuid: conn.execute(select(_AGG.c.id).where(_AGG.c.uuid == uuid)).scalar()
-                for uuid in wanted
-            }
-        ids = {uuid: agg_id for uuid, agg_id in found.items() if agg_id is not None}
+            ids = _existing(conn, wanted)
         missing = [uuid for uuid in wanted if uuid not in ids]
         if not missing:
             return ids
@@ -110,3 +105,32 @@ def _ensure_aggregates(engine: Engine, uuids: Sequence[str]) -> dict[str, int]:
         except sqlalchemy.exc.IntegrityError:
             continue
     raise exceptions.ConcurrentUpdate(None, "aggregates kept being created concurrently")
+
+
+#: Uuids looked up in one query: a body may list tens of thousands.
+_BATCH = 1000
+
+
+def _existing(conn: Connection, wanted: list[str]) -> dict[str, int]:
+    """Ids of those of ``wanted`` that exist, matched as the database's
+    collation matches them (as its unique key does: a case-insensitive
+    MySQL collation finds ``ABC…`` for ``abc…``).
+
+    One query per batch; where the collation matched other text than was
+    asked (or a batch asks the same uuid in two cases), each uuid of the
+    batch is then looked up on its own so the database decides.
+    """
+    ids: dict[str, int] = {}
+    for start in range(0, len(wanted), _BATCH):
+        batch = wanted[start : start + _BATCH]
+        rows = dict(
+            conn.execute(select(_AGG.c.uuid, _AGG.c.id).where(_AGG.c.uuid.in_(batch))).all()
+        )
+        if set(rows) <= set(batch) and len({uuid.lower() for uuid in batch}) == len(batch):
+            ids.update((uuid, rows[uuid]) for uuid in batch if uuid in rows)
+            continue
+        for uuid in batch:
+            found = conn.execute(select(_AGG.c.id).where(_AGG.c.uuid == uuid)).scalar()
+            if found is not None:
+                ids[uuid] = found
+    return ids

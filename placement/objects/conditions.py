@@ -154,10 +154,15 @@ def used(
 
 
 def fits(inv: sqlalchemy.FromClause, used: sqlalchemy.ColumnElement, amount: int) -> list:
-    """``amount`` more fits the inventory: capacity, min/max unit, step size."""
+    """``amount`` more fits the inventory: capacity, min/max unit, step size.
+
+    ``amount`` is sent as a 64-bit integer: compared with a 32-bit column it
+    would be bound as one, and PostgreSQL refuses a larger value.
+    """
+    wanted = literal(amount, sqlalchemy.BigInteger)
     return [
-        used + amount <= capacity(inv.c.total, inv.c.reserved, inv.c.allocation_ratio),
-        inv.c.min_unit <= amount,
-        inv.c.max_unit >= amount,
-        literal(amount) % inv.c.step_size == 0,
+        used + wanted <= capacity(inv.c.total, inv.c.reserved, inv.c.allocation_ratio),
+        inv.c.min_unit <= wanted,
+        inv.c.max_unit >= wanted,
+        wanted % inv.c.step_size == 0,
     ]

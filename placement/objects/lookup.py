@@ -14,6 +14,10 @@ from sqlalchemy.engine import Connection
 
 from placement.objects import exceptions
 
+#: Names asked in one query: a body may list tens of thousands, more than a
+#: statement may bind (SQLite allows 32,766 parameters, PostgreSQL 65,535).
+_BATCH = 1000
+
 
 def rows_by_name(
     conn: Connection,
@@ -31,9 +35,11 @@ def rows_by_name(
     """
     wanted = list(dict.fromkeys(names))
     found: dict[str, sqlalchemy.Row] = {}
-    if wanted:
-        rows = conn.execute(select(table).where(table.c.name.in_(wanted)))
-        found = {row.name: row for row in rows}
+    for start in range(0, len(wanted), _BATCH):
+        batch = wanted[start : start + _BATCH]
+        found.update(
+            (row.name, row) for row in conn.execute(select(table).where(table.c.name.in_(batch)))
+        )
     missing = [name for name in wanted if name not in found]
     if missing:
         raise error(message.format(names=", ".join(missing), name=missing[0]), tuple(missing))

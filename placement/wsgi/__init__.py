@@ -16,7 +16,7 @@ from placement.db import engine as db_engine
 from placement.db import migration, standard
 from placement.handlers import base
 from placement.objects.actionplans import catalog
-from placement.wsgi import health, instrument, middleware, openapi, routes
+from placement.wsgi import health, instrument, limits, middleware, openapi, routes
 
 LOG = logging.getLogger("placement")
 
@@ -27,7 +27,8 @@ def build_falcon_app(deps: base.Deps) -> falcon.App:
         middleware=(
             middleware.InfraOptimTrailingSlash(),
             middleware.MicroversionMiddleware(),
-            middleware.ThreeByteTextGuard(deps.engine),
+            limits.RequestLimits(deps.conf.api.max_request_body_size),
+            middleware.TextGuard(deps.engine),
         )
     )
     app.req_options.keep_blank_qs_values = True

@@ -18,7 +18,7 @@ from oslo_middleware import cors, http_proxy_to_wsgi
 from placement import auth, db, errors
 from placement import microversion as mv
 from placement.db import engine as db_engine
-from placement.handlers import base
+from placement.handlers import base, intake
 from placement.wsgi import routes
 
 LOG = logging.getLogger("placement.requestlog")  # upstream's name, for log filters
@@ -221,30 +221,36 @@ class MicroversionMiddleware:
                 resp.set_header("vary", mv.VARY)
 
 
-class ThreeByteTextGuard:
-    """Falcon middleware for a database that stores 3-byte UTF-8 only.
+class TextGuard:
+    """Falcon middleware: a path field or query parameter no database can
+    store is a 400 naming it, before the responder runs.
 
-    There (:func:`db_engine.holds_only_3byte_text`, asked once) a path field,
-    query parameter or body string with a character beyond U+FFFF answers
-    400 naming it (:func:`base.require_storable`) before the responder runs,
-    instead of the database's error (a 500 upstream). Elsewhere it does
-    nothing: such characters are stored intact.
+    That is a NUL (``%00``: PostgreSQL refuses it, upstream answers 500
+    there) or a lone surrogate; on a database that stores 3-byte UTF-8 only
+    (:func:`db_engine.holds_only_3byte_text`, asked once), also a character
+    beyond U+FFFF. Bodies get the same checks once validated
+    (``req.context.three_byte_text`` tells them which database this is; see
+    :func:`intake.require_storable`).
     """
 
     def __init__(self, engine: sqlalchemy.Engine) -> None:
-        self.active = db_engine.holds_only_3byte_text(engine)
+        self.three_byte = db_engine.holds_only_3byte_text(engine)
 
     def process_resource(
         self, req: falcon.Request, resp: falcon.Response, resource: object, params: dict
     ) -> None:
-        if not self.active or not hasattr(resource, f"on_{req.method.lower()}"):
+        if not hasattr(resource, f"on_{req.method.lower()}"):
             return
-        req.context.three_byte_text = True
+        req.context.three_byte_text = self.three_byte
         for name, value in params.items():
-            base.require_storable(name, value)
-        for name, value in base.query_pairs(req):
-            base.require_storable("query parameter", name)
-            base.require_storable(name, value)
+            intake.require_storable(name, value, three_byte=self.three_byte)
+        try:
+            pairs = base.query_pairs(req)
+        except errors.BadRequest:
+            return  # not UTF-8: a 400 from the responder if it reads the query, as upstream
+        for name, value in pairs:
+            intake.require_storable("query parameter", name, three_byte=self.three_byte)
+            intake.require_storable(name, value, three_byte=self.three_byte)
 
 
 #: The environment key holding the error code of an error answer (for metrics).

@@ -1,4 +1,5 @@
-"""Fixtures for the auth, policy and CORS stories (``gabbits/auth-*``, ``cors-*``)."""
+"""Fixtures for the auth, policy, CORS and request-limit stories
+(``gabbits/auth-*``, ``cors-*``, ``bad-input-*``)."""
 
 from __future__ import annotations
 
@@ -39,4 +40,9 @@ def fixtures(api_fixture: type) -> list[type]:
 
         overrides = {"cors": {"allowed_origin": ["http://valid.example.com"]}}
 
-    return [LegacyRBACFixture, PolicyFileFixture, CORSFixture]
+    class SmallBodiesFixture(api_fixture):
+        """``[api] max_request_body_size = 100``: a larger body is a 413."""
+
+        overrides = {"api": {"max_request_body_size": 100}}
+
+    return [LegacyRBACFixture, PolicyFileFixture, CORSFixture, SmallBodiesFixture]

@@ -45,3 +45,26 @@ def test_the_generation_moves_only_when_asked(engine):
     assert rp_obj.find(engine, provider.uuid).generation == 0
     assert agg_obj.set_aggregates(engine, provider, [], increment_generation=True) == 1
     assert rp_obj.find(engine, provider.uuid).generation == 1
+
+
+def test_thousands_of_new_aggregates_in_one_set(engine):
+    """More than one lookup batch, each row created once, all linked."""
+    provider, other = _new(engine, "p"), _new(engine, "o")
+    uuids = [str(uuid.uuid4()) for _ in range(2500)]
+    agg_obj.set_aggregates(engine, provider, uuids, increment_generation=False)
+    agg_obj.set_aggregates(engine, other, uuids[1000:1500], increment_generation=False)
+    assert sorted(agg_obj.list_for_provider(engine, provider)) == sorted(uuids)
+    assert sorted(agg_obj.list_for_provider(engine, other)) == sorted(uuids[1000:1500])
+    assert _aggregate_rows(engine) == 2500
+
+
+def test_a_uuid_in_other_case_is_matched_as_the_database_matches(engine):
+    """A case-insensitive MySQL collation finds the existing row (its unique
+    key would refuse another); elsewhere the other case is another aggregate."""
+    provider = _new(engine, "p")
+    lower = str(uuid.uuid4())
+    agg_obj.set_aggregates(engine, provider, [lower], increment_generation=False)
+    agg_obj.set_aggregates(engine, provider, [lower, lower.upper()], increment_generation=False)
+    case_insensitive = _aggregate_rows(engine) == 1
+    assert _aggregate_rows(engine) in (1, 2)
+    assert case_insensitive == (engine.dialect.name == "mysql")

@@ -53,13 +53,24 @@ class Collection:
 
 def page_of(params: dict[str, str], max_limit: int) -> paging.Page:
     """The object layer's page for a validated query."""
-    limit = min(int(params["limit"]), max_limit) if "limit" in params else max_limit
+    limit = min(_integer("limit", params["limit"]), max_limit) if "limit" in params else max_limit
     return paging.Page(
         limit=limit,
         marker=params.get("marker"),
         sort_key=params.get("sort_key", "id"),
         sort_dir=params.get("sort_dir", "asc"),
     )
+
+
+def _integer(name: str, value: str) -> int:
+    """A query value the schema matched as an integer; one of more digits than
+    Python converts (4,300) is Watcher's 400 for a value ``int()`` refuses."""
+    try:
+        return int(value)
+    except ValueError as exc:
+        raise validation.invalid_field(
+            name, value, f"unable to convert to int. Error: {exc}"
+        ) from None
 
 
 def send(

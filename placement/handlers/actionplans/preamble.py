@@ -23,7 +23,7 @@ from placement import errors
 from placement import microversion as mv
 from placement.actionplans import errors as domain
 from placement.db import transaction
-from placement.handlers import base
+from placement.handlers import base, intake
 from placement.handlers.actionplans import validation
 from placement.schemas import Versioned
 
@@ -93,11 +93,12 @@ class Body:
     refuses = frozenset({400})
 
     def __call__(self, call: base.Call) -> None:
-        data = validation.read_json(base.read_body(call.req))
+        data = validation.read_json(intake.read_body(call.req))
         if self.argument is not None:
             validation.check_object(data, self.schema, self.argument)
         else:
             validation.check_document(data, self.schema, "patch")
+        intake.require_storable_json(data, three_byte=base.three_byte_text(call.req))
         call.kwargs["data"] = data
 
 

@@ -10,6 +10,7 @@ import jsonschema
 from oslo_utils import uuidutils
 
 from placement import errors
+from placement.handlers import intake
 
 _FORMATS = jsonschema.FormatChecker(formats=())
 _FORMATS.checks("uuid")(uuidutils.is_uuid_like)
@@ -32,11 +33,14 @@ def uuid_field(name: str, value: str) -> str:
 
 
 def read_json(raw: bytes) -> Any:
-    """The body parsed as JSON; 400 with upstream's text otherwise."""
+    """The body parsed as JSON; 400 with upstream's text otherwise (and for
+    what :func:`intake.parse_json` refuses beyond it, with the reason)."""
     try:
-        return json.loads(raw.decode("utf-8"))
-    except (ValueError, UnicodeDecodeError):
+        return intake.parse_json(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError):
         raise errors.BadRequest("Request is not in valid JSON format") from None
+    except ValueError as exc:
+        raise errors.BadRequest(f"Request is not in valid JSON format: {exc}") from None
 
 
 def check_query(params: dict[str, str], schema: dict[str, Any]) -> None:
@@ -67,9 +71,7 @@ def check_object(data: Any, schema: dict[str, Any], argument: str) -> None:
 
 def check_document(data: Any, schema: dict[str, Any], what: str) -> None:
     """Any other body (a JSON-Patch list): jsonschema's own explanation."""
-    error = jsonschema.exceptions.best_match(
-        jsonschema.Draft4Validator(schema, format_checker=_FORMATS).iter_errors(data)
-    )
+    error = intake.schema_error(jsonschema.Draft4Validator(schema, format_checker=_FORMATS), data)
     if error is not None:
         raise errors.BadRequest(f"Invalid {what}: {error.message}")
 
@@ -78,7 +80,7 @@ def _check_values(data: dict[str, Any], properties: dict[str, Any]) -> None:
     for name, value in data.items():
         schema = properties[name]
         validator = jsonschema.Draft4Validator(schema, format_checker=_FORMATS)
-        error = jsonschema.exceptions.best_match(validator.iter_errors(value))
+        error = intake.schema_error(validator, value)
         if error is not None:
             # Only our own reasons are templates: jsonschema's may hold braces.
             template = schema.get("invalid")
