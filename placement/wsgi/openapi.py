@@ -105,9 +105,11 @@ INFRA_OPTIM = Api(
 )
 
 #: Statuses every operation may answer before its responder runs: a bad
-#: version header or ``Content-Length`` (400), a version not served (406), a
-#: database that cannot be reached (503, with ``Retry-After``).
-COMMON_STATUSES = frozenset({400, 406, 503})
+#: version header or ``Content-Length``, too many query parameters or too long
+#: a header (400), a version not served (406), a declared body over ``[api]
+#: max_request_body_size`` (413, ``wsgi/limits.py``), a database that cannot
+#: be reached (503, with ``Retry-After``).
+COMMON_STATUSES = frozenset({400, 406, 413, 503})
 
 
 @dataclass(frozen=True)

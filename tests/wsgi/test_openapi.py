@@ -144,6 +144,7 @@ def test_each_documented_status_is_one_the_route_answers(app, template, method, 
     provoked = {
         406: _ask(app, template, method, headers={"OpenStack-API-Version": f"{api.service} 9.0"}),
         400: _ask(app, template, method, environ={"CONTENT_LENGTH": "many"}),
+        413: _ask(app, template, method, environ={"CONTENT_LENGTH": str(2**40)}),
     }
     if current.rule is not None and not _looks_up_before_authorizing(current):
         provoked[403] = _ask(app, template, method, token="nobody:someproject")

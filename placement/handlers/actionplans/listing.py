@@ -16,6 +16,7 @@ import falcon
 
 from placement.db import transaction
 from placement.handlers import base
+from placement.handlers.actionplans import validation
 from placement.handlers.actionplans.preamble import Query, responder
 from placement.objects.actionplans import paging
 from placement.schemas import Versioned
