@@ -9,6 +9,8 @@ import time
 from placement.db.tables import utcnow
 from tests.applier.processes import Rig, eventually, recorded, wait
 
+LEASE = 3.0
+
 
 def _fifty() -> list[dict]:
     """50 actions: five chains of ten, each link holding its transaction a moment."""
@@ -25,7 +27,11 @@ def test_sigkill_half_way_then_another_applier_finishes_with_each_effect_once(
 ):
     specs = _fifty()
     plan = applier_rig.plan(specs)
-    first = applier_rig.start(max_workers=4, lease=1.0)
+    # Leases of 3 s: on a starved machine (CI runs many tests at once) a
+    # heartbeat can be late by more than a shorter lease, and an applier that
+    # loses its own lease takes its plan over again, a third attempt of the
+    # actions it had running, which would blur what this test counts.
+    first = applier_rig.start(max_workers=4, lease=LEASE)
 
     def half_way_and_busy() -> bool:
         found = [row.state for row in applier_rig.actions(plan)]
@@ -36,7 +42,7 @@ def test_sigkill_half_way_then_another_applier_finishes_with_each_effect_once(
     first.wait(timeout=10)
     states_at_kill = [row.state for row in applier_rig.actions(plan)]
     assert states_at_kill.count("PENDING") > 0  # really half-way
-    second = applier_rig.start(max_workers=4, lease=1.0)
+    second = applier_rig.start(max_workers=4, lease=LEASE)
     eventually(lambda: applier_rig.plan_row(plan).state == "SUCCEEDED", timeout=120)
     second.send_signal(signal.SIGTERM)
     assert second.wait(timeout=15) == 0

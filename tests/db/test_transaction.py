@@ -221,15 +221,16 @@ def test_non_retryable_errors_are_raised_at_once(counter_engine):
     assert len(calls) == 1
 
 
-def _hold_sqlite_lock(path: str, seconds: float) -> threading.Thread:
-    """Hold SQLite's write lock from a plain sqlite3 connection for a while."""
+def _hold_sqlite_lock(path: str, until: threading.Event) -> threading.Thread:
+    """Hold SQLite's write lock from a plain sqlite3 connection until ``until``
+    is set: no timing, so a slow machine cannot change what the test sees."""
     ready = threading.Event()
 
     def hold():
         conn = sqlite3.connect(path, isolation_level=None)
         conn.execute("BEGIN IMMEDIATE")
         ready.set()
-        time.sleep(seconds)
+        until.wait(60)
         conn.execute("ROLLBACK")
         conn.close()
 
@@ -246,7 +247,13 @@ def test_sqlite_locked_is_retried(tmp_path):
     setup.dispose()
     engine = db.engine_from_url(f"sqlite:///{path}", sqlite_busy_timeout=0.02)
     errors = []
-    sa.event.listen(engine, "handle_error", lambda context: errors.append(context))
+    locked_out = threading.Event()  # set by the first "database is locked"
+
+    def seen(context):
+        errors.append(context)
+        locked_out.set()
+
+    sa.event.listen(engine, "handle_error", seen)
     calls = []
 
     def bump(conn):
@@ -254,7 +261,7 @@ def test_sqlite_locked_is_retried(tmp_path):
         conn.execute(sa.insert(counter), {"id": 1, "n": 1})
         return "done"
 
-    holder = _hold_sqlite_lock(path, 0.3)
+    holder = _hold_sqlite_lock(path, locked_out)  # released once we were refused
     try:
         assert db.run_in_transaction(engine, bump, write=True, attempts=100) == "done"
     finally:
@@ -264,11 +271,13 @@ def test_sqlite_locked_is_retried(tmp_path):
 
     # With the lock held throughout, the attempts run out and the error surfaces.
     calls.clear()
-    holder = _hold_sqlite_lock(path, 1.0)
+    release = threading.Event()
+    holder = _hold_sqlite_lock(path, release)
     try:
         with pytest.raises(sa.exc.OperationalError, match="locked") as info:
             db.run_in_transaction(engine, bump, write=True, attempts=3)
     finally:
+        release.set()
         holder.join()
     assert db.is_retryable_db_error(info.value)
     assert len(calls) == 0  # BEGIN IMMEDIATE itself failed: fn never ran
@@ -279,11 +288,13 @@ def test_sqlite_locked_is_retried(tmp_path):
         with db.writer(engine) as conn:
             conn.execute(sa.select(counter)).all()
 
-    holder = _hold_sqlite_lock(path, 1.0)
+    release = threading.Event()
+    holder = _hold_sqlite_lock(path, release)
     try:
         with pytest.raises(sa.exc.OperationalError):
             via_decorator()
     finally:
+        release.set()
         holder.join()
     assert len(calls) == 3
     engine.dispose()
