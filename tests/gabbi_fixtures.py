@@ -15,19 +15,20 @@ import uuid
 
 from gabbi import fixture
 
-from tests import rig
+from tests import openapi_check, rig
 
 # The app the intercept hands to gabbi's HTTP client for the current file.
 _CURRENT: dict = {}
 
 
 def _dispatch(environ, start_response):
-    return _CURRENT["app"](environ, start_response)
+    return _CURRENT["checked"](environ, start_response)
 
 
 def current_app():
     """Intercept factory, called at collection time: a WSGI callable that
-    forwards to the app built by the running file's fixture."""
+    forwards to the app built by the running file's fixture, each answer
+    checked against the OpenAPI description (``tests/openapi_check.py``)."""
     return _dispatch
 
 
@@ -81,6 +82,8 @@ def fixture_module(backend: str) -> types.ModuleType:
             self._context = rig.placement_app(backend, **self.overrides)
             self.app, self.conf = self._context.__enter__()
             _CURRENT["app"] = self.app
+            # Every answer a story gets must be one the OpenAPI description allows.
+            _CURRENT["checked"] = openapi_check.checked(self.app)
             self.seed(self.app)
 
         def seed(self, app) -> None:
@@ -88,6 +91,7 @@ def fixture_module(backend: str) -> types.ModuleType:
 
         def stop_fixture(self) -> None:
             _CURRENT.pop("app", None)
+            _CURRENT.pop("checked", None)
             self._context.__exit__(None, None, None)
 
     module = types.ModuleType(f"gabbi_fixtures_{backend}")

@@ -1,7 +1,9 @@
 """``placement-manage``: database administration from the command line.
 
 Usage: ``placement-manage [--config-file F] [--config-dir D] db sync|version|stamp <rev>|
-online_data_migrations [--max-count N]``
+online_data_migrations [--max-count N]`` and ``placement-manage api-spec``, which
+prints the API's OpenAPI description (the one ``/openapi.json`` serves) and
+needs no database.
 
 Commands are oslo.config sub-commands, so ``--config-file`` / ``--config-dir``
 and the default config file search behave exactly as in upstream's tool. Each
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import logging
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -38,6 +41,7 @@ from placement import conf as placement_conf
 from placement.db import migration
 from placement.objects import online_migrations
 from placement.objects.actionplans import catalog
+from placement.wsgi import openapi
 
 PROG = "placement-manage"
 LOG = logging.getLogger(__name__)
@@ -161,6 +165,12 @@ def _online_migrations_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def api_spec(conf: cfg.ConfigOpts, args: Any) -> int:
+    """Print the OpenAPI 3.1 description of the API (no database is opened)."""
+    print(json.dumps(openapi.document(), indent=2))
+    return 0
+
+
 @dataclass(frozen=True)
 class DbCommand:
     name: str
@@ -198,6 +208,10 @@ def _command_opt(parsers: dict[str, argparse.ArgumentParser]) -> cfg.SubCommandO
             parser = commands.add_parser(command.name, help=command.help)
             command.add_arguments(parser)
             parser.set_defaults(run=command.run)
+        spec_parser = subparsers.add_parser(
+            "api-spec", help="Print the API's OpenAPI 3.1 description (JSON)."
+        )
+        spec_parser.set_defaults(run=api_spec)
 
     return cfg.SubCommandOpt(
         "category", title="Command categories", handler=add_parsers, help="Available categories"

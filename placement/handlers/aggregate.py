@@ -36,7 +36,11 @@ class Aggregates(base.Resource):
     }
 
     @base.responder(
-        policy.RP_AGGREGATES_LIST, base.accepts_json, base.since(mv.AGGREGATES), lookup=PROVIDER
+        policy.RP_AGGREGATES_LIST,
+        base.accepts_json,
+        base.since(mv.AGGREGATES),
+        lookup=PROVIDER,
+        returns={200: schema.AGGREGATES},
     )
     def on_get(
         self, req: falcon.Request, resp: falcon.Response, uuid: str, provider: Provider
@@ -49,6 +53,7 @@ class Aggregates(base.Resource):
         base.since(mv.AGGREGATES),
         lookup=PROVIDER,
         body=schema.PUT_AGGREGATES,
+        returns={200: schema.AGGREGATES},
     )
     def on_put(
         self, req: falcon.Request, resp: falcon.Response, uuid: str, provider: Provider, data: Any

@@ -19,6 +19,7 @@ from placement import errors, policy
 from placement import microversion as mv
 from placement.handlers import base
 from placement.objects import allocation, exceptions
+from placement.schemas import NO_BODY
 from placement.schemas import allocation as schema
 
 _WRITE: base.Answers = {
@@ -46,6 +47,9 @@ _POST: base.Answers = {
 
 #: Upstream's delete words its not-found itself (so with ``Vary``).
 _DELETE: base.Answers = {exceptions.NoAllocations: base.Answer(errors.NotFound)}
+
+#: The writes answer 204 without a body.
+_DONE = {204: NO_BODY}
 
 
 def consumer_writes(
@@ -85,6 +89,7 @@ def _list_to_dict(items: list) -> dict:
     return {item["resource_provider"]["uuid"]: {"resources": item["resources"]} for item in items}
 
 
+@base.refusing(400)
 def _canonical_consumer(call: base.Call) -> None:
     """The path's consumer uuid in its canonical form; 400 when it is no uuid."""
     consumer_uuid = call.kwargs["consumer_uuid"]
@@ -96,7 +101,11 @@ def _canonical_consumer(call: base.Call) -> None:
 class ConsumerAllocations(base.Resource):
     """``/allocations/{consumer_uuid}``: what one consumer holds."""
 
-    @base.responder(policy.ALLOCATIONS_LIST, base.accepts_json)
+    @base.responder(
+        policy.ALLOCATIONS_LIST,
+        base.accepts_json,
+        returns={200: schema.CONSUMER_ALLOCATIONS},
+    )
     def on_get(self, req: falcon.Request, resp: falcon.Response, consumer_uuid: str) -> None:
         want = base.version(req)
         found = allocation.get_for_consumer(self.deps.engine, consumer_uuid)
@@ -117,7 +126,12 @@ class ConsumerAllocations(base.Resource):
         base.set_cache_headers(req, resp, (found and found.last_modified) or base.utcnow())
 
     @base.responder(
-        policy.ALLOCATIONS_UPDATE, base.sends_json, lookup=_canonical_consumer, body=schema.PUT
+        policy.ALLOCATIONS_UPDATE,
+        base.sends_json,
+        lookup=_canonical_consumer,
+        body=schema.PUT,
+        path={"consumer_uuid": {"type": "string", "format": "uuid"}},
+        returns=_DONE,
     )
     def on_put(
         self, req: falcon.Request, resp: falcon.Response, consumer_uuid: str, data: dict
@@ -135,7 +149,7 @@ class ConsumerAllocations(base.Resource):
             )
         base.send_empty(resp, 204)
 
-    @base.responder(policy.ALLOCATIONS_DELETE)
+    @base.responder(policy.ALLOCATIONS_DELETE, returns=_DONE)
     def on_delete(self, req: falcon.Request, resp: falcon.Response, consumer_uuid: str) -> None:
         with base.answering(_DELETE):
             allocation.delete_for_consumer(self.deps.engine, consumer_uuid)
@@ -149,7 +163,9 @@ _SINCE_POST = base.since(mv.POST_ALLOCATIONS)
 class Allocations(base.Resource):
     """``POST /allocations`` (1.13): replace several consumers' allocations at once."""
 
-    @base.responder(policy.ALLOCATIONS_MANAGE, _SINCE_POST, base.sends_json, body=schema.POST)
+    @base.responder(
+        policy.ALLOCATIONS_MANAGE, _SINCE_POST, base.sends_json, body=schema.POST, returns=_DONE
+    )
     def on_post(self, req: falcon.Request, resp: falcon.Response, data: dict) -> None:
         want = base.version(req)
         with base.answering(_POST):
@@ -164,7 +180,11 @@ class Allocations(base.Resource):
 class ProviderAllocations(base.Resource):
     """``GET /resource_providers/{uuid}/allocations``: everything held on a provider."""
 
-    @base.responder(policy.RP_ALLOCATIONS_LIST, base.accepts_json)
+    @base.responder(
+        policy.RP_ALLOCATIONS_LIST,
+        base.accepts_json,
+        returns={200: schema.PROVIDER_ALLOCATIONS},
+    )
     def on_get(self, req: falcon.Request, resp: falcon.Response, uuid: str) -> None:
         found = allocation.get_for_provider(self.deps.engine, uuid)
         if found is None:

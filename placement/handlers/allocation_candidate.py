@@ -25,7 +25,11 @@ class AllocationCandidates(base.Resource):
     ANSWERS: ClassVar[base.Answers] = {exceptions.NameNotFound: base.Answer(errors.BadRequest)}
 
     @base.responder(
-        policy.ALLOCATION_CANDIDATES_LIST, _SINCE, base.accepts_json, query=schema.QUERY
+        policy.ALLOCATION_CANDIDATES_LIST,
+        _SINCE,
+        base.accepts_json,
+        query=schema.QUERY,
+        returns={200: schema.RESPONSE},
     )
     def on_get(self, req: falcon.Request, resp: falcon.Response, params: dict[str, str]) -> None:
         # The schema saw the last value of each key; the parser reads them all.

@@ -36,7 +36,12 @@ class Capacity(base.Resource):
         exceptions.ResourceClassNotFound: base.Answer(errors.BadRequest),
     }
 
-    @base.responder(policy.CONSOLE_CAPACITY, base.accepts_json, query=schema.CAPACITY_QUERY)
+    @base.responder(
+        policy.CONSOLE_CAPACITY,
+        base.accepts_json,
+        query=schema.CAPACITY_QUERY,
+        returns={200: schema.CAPACITY},
+    )
     def on_get(self, req: falcon.Request, resp: falcon.Response, params: dict[str, str]) -> None:
         query = capacity.CapacityQuery(
             name=params.get("name") or None,

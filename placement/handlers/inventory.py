@@ -18,6 +18,7 @@ from placement.handlers.resource_provider import PROVIDER, provider_lookup, prov
 from placement.objects import exceptions
 from placement.objects import inventory as inv_obj
 from placement.objects.resource_provider import Provider
+from placement.schemas import NO_BODY
 from placement.schemas import inventory as schema
 
 _GENERATION_CONFLICT = "resource provider generation conflict"
@@ -79,6 +80,10 @@ _DELETE: base.Answers = {
 #: The provider; a 404 repeats the reason, as upstream does on reads.
 _EXPLAINED_PROVIDER = provider_lookup(explain=True)
 
+_INVENTORIES = {200: schema.INVENTORIES}
+_INVENTORY = {200: schema.INVENTORY}
+_DELETED = {204: NO_BODY}
+
 #: Before 1.5 ``DELETE .../inventories`` is refused by upstream's version gate,
 #: a 405 with no ``Allow`` header and no message.
 _SINCE_DELETE_ALL = base.since(
@@ -133,7 +138,12 @@ def _send_one(
 class Inventories(base.Resource):
     """The whole inventory of a provider."""
 
-    @base.responder(policy.RP_INVENTORIES_LIST, base.accepts_json, lookup=_EXPLAINED_PROVIDER)
+    @base.responder(
+        policy.RP_INVENTORIES_LIST,
+        base.accepts_json,
+        lookup=_EXPLAINED_PROVIDER,
+        returns=_INVENTORIES,
+    )
     def on_get(self, req: Request, resp: Response, uuid: str, provider: Provider) -> None:
         inventories = inv_obj.list_for_provider(self.deps.engine, provider)
         base.send_json(
@@ -148,7 +158,11 @@ class Inventories(base.Resource):
         )
 
     @base.responder(
-        policy.RP_INVENTORIES_CREATE, base.sends_json, lookup=PROVIDER, body=schema.POST_ONE
+        policy.RP_INVENTORIES_CREATE,
+        base.sends_json,
+        lookup=PROVIDER,
+        body=schema.POST_ONE,
+        returns={201: schema.INVENTORY},
     )
     def on_post(
         self, req: Request, resp: Response, uuid: str, provider: Provider, data: dict
@@ -161,11 +175,19 @@ class Inventories(base.Resource):
         _send_one(req, resp, inv_obj.with_defaults(data), generation, base.utcnow(), 201)
 
     @base.responder(
-        policy.RP_INVENTORIES_UPDATE, base.sends_json, lookup=PROVIDER, body=schema.PUT_ALL
+        policy.RP_INVENTORIES_UPDATE,
+        base.sends_json,
+        lookup=PROVIDER,
+        body=schema.PUT_ALL,
+        returns=_INVENTORIES,
     )
     def on_put(
         self, req: Request, resp: Response, uuid: str, provider: Provider, data: dict
     ) -> None:
+        # Upstream's schema checks only the records under keys shaped like class
+        # names; the others must be records too (then they are unknown classes).
+        for record in data["inventories"].values():
+            base.validate_body(record, schema.RECORD)
         _check_generation(provider, data)
         records = {rc: inv_obj.with_defaults(r) for rc, r in data["inventories"].items()}
         with base.answering(_REPLACE, provider=provider.uuid):
@@ -178,7 +200,9 @@ class Inventories(base.Resource):
         base.send_json(resp, {"inventories": records, "resource_provider_generation": generation})
         base.set_cache_headers(req, resp, base.utcnow() if records else None)
 
-    @base.responder(policy.RP_INVENTORIES_DELETE, _SINCE_DELETE_ALL, lookup=PROVIDER)
+    @base.responder(
+        policy.RP_INVENTORIES_DELETE, _SINCE_DELETE_ALL, lookup=PROVIDER, returns=_DELETED
+    )
     def on_delete(self, req: Request, resp: Response, uuid: str, provider: Provider) -> None:
         with base.answering(_DELETE_ALL, provider=provider.uuid):
             inv_obj.delete_all(self.deps.engine, provider)
@@ -188,7 +212,12 @@ class Inventories(base.Resource):
 class Inventory(base.Resource):
     """The inventory of one resource class on a provider."""
 
-    @base.responder(policy.RP_INVENTORIES_SHOW, base.accepts_json, lookup=_EXPLAINED_PROVIDER)
+    @base.responder(
+        policy.RP_INVENTORIES_SHOW,
+        base.accepts_json,
+        lookup=_EXPLAINED_PROVIDER,
+        returns=_INVENTORY,
+    )
     def on_get(
         self, req: Request, resp: Response, uuid: str, resource_class: str, provider: Provider
     ) -> None:
@@ -198,7 +227,11 @@ class Inventory(base.Resource):
         _send_one(req, resp, inventory.record, provider.generation, inventory.last_modified)
 
     @base.responder(
-        policy.RP_INVENTORIES_UPDATE, base.sends_json, lookup=PROVIDER, body=schema.PUT_ONE
+        policy.RP_INVENTORIES_UPDATE,
+        base.sends_json,
+        lookup=PROVIDER,
+        body=schema.PUT_ONE,
+        returns=_INVENTORY,
     )
     def on_put(
         self,
@@ -215,7 +248,7 @@ class Inventory(base.Resource):
         )
         _send_one(req, resp, inv_obj.with_defaults(data), generation, base.utcnow())
 
-    @base.responder(policy.RP_INVENTORIES_DELETE, lookup=PROVIDER)
+    @base.responder(policy.RP_INVENTORIES_DELETE, lookup=PROVIDER, returns=_DELETED)
     def on_delete(
         self, req: Request, resp: Response, uuid: str, resource_class: str, provider: Provider
     ) -> None:

@@ -14,6 +14,7 @@ from placement import microversion as mv
 from placement.handlers import base
 from placement.handlers.allocation import consumer_writes
 from placement.objects import exceptions, reshaper
+from placement.schemas import NO_BODY
 from placement.schemas import reshaper as schema
 
 _UPDATE_CONFLICT = "update conflict: {message}"
@@ -39,7 +40,11 @@ class Reshaper(base.Resource):
     }
 
     @base.responder(
-        policy.RESHAPER_RESHAPE, base.since(mv.RESHAPER), base.sends_json, body=schema.RESHAPE
+        policy.RESHAPER_RESHAPE,
+        base.since(mv.RESHAPER),
+        base.sends_json,
+        body=schema.RESHAPE,
+        returns={204: NO_BODY},
     )
     def on_post(self, req: falcon.Request, resp: falcon.Response, data: dict) -> None:
         want = base.version(req)

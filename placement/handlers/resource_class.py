@@ -15,7 +15,7 @@ from placement import errors, policy
 from placement import microversion as mv
 from placement.handlers import base
 from placement.objects import resource_class as rc_obj
-from placement.schemas import Schema
+from placement.schemas import NO_BODY, Schema
 from placement.schemas import resource_class as schema
 
 
@@ -37,7 +37,7 @@ _SINCE = base.since(mv.RESOURCE_CLASSES)
 class ResourceClasses(base.Resource):
     """``/resource_classes``: list every class, create a custom one."""
 
-    @base.responder(policy.RC_LIST, _SINCE, base.accepts_json)
+    @base.responder(policy.RC_LIST, _SINCE, base.accepts_json, returns={200: schema.LIST_RESPONSE})
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         classes = rc_obj.list_all(self.deps.engine)
         base.send_json(resp, {"resource_classes": [_render(req, rc) for rc in classes]})
@@ -45,7 +45,13 @@ class ResourceClasses(base.Resource):
             req, resp, base.latest([rc.last_modified for rc in classes]) or base.utcnow()
         )
 
-    @base.responder(policy.RC_CREATE, _SINCE, base.sends_json, body=schema.NAME_BODY)
+    @base.responder(
+        policy.RC_CREATE,
+        _SINCE,
+        base.sends_json,
+        body=schema.NAME_BODY,
+        returns={201: NO_BODY},
+    )
     def on_post(self, req: falcon.Request, resp: falcon.Response, data: dict) -> None:
         rc = rc_obj.create(self.deps.engine, data["name"])
         resp.location = base.absolute_url(req, _path(rc.name))
@@ -55,32 +61,38 @@ class ResourceClasses(base.Resource):
 class ResourceClass(base.Resource):
     """``/resource_classes/{name}``: show, rename or ensure, delete."""
 
-    @base.responder(policy.RC_SHOW, _SINCE, base.accepts_json)
+    @base.responder(policy.RC_SHOW, _SINCE, base.accepts_json, returns={200: schema.RESOURCE_CLASS})
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
         rc = rc_obj.get(self.deps.engine, name)
         base.send_json(resp, _render(req, rc))
         base.set_cache_headers(req, resp, rc.last_modified or base.utcnow())
 
-    def on_put(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
-        """Two operations under one route: each declares its own preamble."""
-        if base.version(req) >= mv.RESOURCE_CLASS_PUT_CREATE:
-            self._ensure(req, resp, name=name)
-        else:
-            self._rename(req, resp, name=name)
-
-    @base.responder(policy.RC_UPDATE, _SINCE, base.sends_json, body=schema.NAME_BODY)
+    @base.responder(
+        policy.RC_UPDATE,
+        _SINCE,
+        base.sends_json,
+        body=schema.NAME_BODY,
+        returns={200: schema.RESOURCE_CLASS},
+    )
     def _rename(self, req: falcon.Request, resp: falcon.Response, name: str, data: dict) -> None:
         rc = rc_obj.rename(self.deps.engine, name, data["name"])
         base.send_json(resp, _render(req, rc))
 
-    @base.responder(policy.RC_UPDATE)
+    @base.responder(
+        policy.RC_UPDATE,
+        path={"name": schema.CUSTOM_NAME},
+        returns={201: NO_BODY, 204: NO_BODY},
+    )
     def _ensure(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
         _validate_name_as_body(name, schema.NAME_BODY.at(base.version(req)))
         created, rc = rc_obj.ensure(self.deps.engine, name)
         resp.location = base.absolute_url(req, _path(rc.name))
         base.send_empty(resp, 201 if created else 204)
 
-    @base.responder(policy.RC_DELETE, _SINCE)
+    #: Two operations under one route, each with its own preamble.
+    on_put = base.by_version(mv.RESOURCE_CLASS_PUT_CREATE, _rename, _ensure)
+
+    @base.responder(policy.RC_DELETE, _SINCE, returns={204: NO_BODY})
     def on_delete(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
         rc_obj.delete_custom(self.deps.engine, name)
         base.send_empty(resp, 204)

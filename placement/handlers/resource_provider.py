@@ -13,6 +13,7 @@ from placement.handlers import base
 from placement.objects import exceptions
 from placement.objects import resource_provider as rp_obj
 from placement.objects.resource_provider import Provider
+from placement.schemas import NO_BODY
 from placement.schemas import resource_provider as schema
 
 # Links beyond "self", each with the version that introduced it.
@@ -50,6 +51,7 @@ def load_provider(
 def provider_lookup(*, explain: bool = False, separator: str = " : ") -> base.Step:
     """The preamble step passing on the provider the path's ``uuid`` names as ``provider``."""
 
+    @base.refusing(404)
     def step(call: base.Call) -> None:
         call.kwargs["provider"] = load_provider(
             call.resource, call.kwargs["uuid"], explain=explain, separator=separator
@@ -87,7 +89,12 @@ class ResourceProviders(base.Resource):
     #: The list's filters name unknown traits or classes: the query is wrong.
     ANSWERS: ClassVar[base.Answers] = {exceptions.NameNotFound: base.Answer(errors.BadRequest)}
 
-    @base.responder(policy.RP_LIST, base.accepts_json, query=schema.LIST_QUERY)
+    @base.responder(
+        policy.RP_LIST,
+        base.accepts_json,
+        query=schema.LIST_QUERY,
+        returns={200: schema.LIST_RESPONSE},
+    )
     def on_get(self, req: falcon.Request, resp: falcon.Response, params: dict[str, str]) -> None:
         want = base.version(req)
         providers = rp_obj.list_providers(self.deps.engine, _list_filters(req, params, want))
@@ -96,7 +103,12 @@ class ResourceProviders(base.Resource):
             req, resp, base.latest([p.last_modified for p in providers]) or base.utcnow()
         )
 
-    @base.responder(policy.RP_CREATE, base.sends_json, body=schema.POST_PROVIDER)
+    @base.responder(
+        policy.RP_CREATE,
+        base.sends_json,
+        body=schema.POST_PROVIDER,
+        returns={200: schema.CREATED_SHOWN, 201: schema.CREATED},
+    )
     def on_post(self, req: falcon.Request, resp: falcon.Response, data: dict) -> None:
         want = base.version(req)
         # Any uuid-like form (no dashes, upper case, braces) is stored canonical.
@@ -147,14 +159,22 @@ _DELETE: base.Answers = {exceptions.ProviderNotFound: base.Answer(errors.NotFoun
 class ResourceProvider(base.Resource):
     """``/resource_providers/{uuid}``: show, update, delete."""
 
-    @base.responder(policy.RP_SHOW, base.accepts_json, lookup=PROVIDER)
+    @base.responder(
+        policy.RP_SHOW, base.accepts_json, lookup=PROVIDER, returns={200: schema.PROVIDER}
+    )
     def on_get(
         self, req: falcon.Request, resp: falcon.Response, uuid: str, provider: Provider
     ) -> None:
         base.send_json(resp, serialize(req, provider))
         base.set_cache_headers(req, resp, provider.last_modified)
 
-    @base.responder(policy.RP_UPDATE, base.sends_json, lookup=PROVIDER, body=schema.PUT_PROVIDER)
+    @base.responder(
+        policy.RP_UPDATE,
+        base.sends_json,
+        lookup=PROVIDER,
+        body=schema.PUT_PROVIDER,
+        returns={200: schema.PROVIDER},
+    )
     def on_put(
         self, req: falcon.Request, resp: falcon.Response, uuid: str, provider: Provider, data: dict
     ) -> None:
@@ -170,7 +190,7 @@ class ResourceProvider(base.Resource):
         # Upstream reports the update time read before this write.
         base.set_cache_headers(req, resp, provider.updated_at)
 
-    @base.responder(policy.RP_DELETE)
+    @base.responder(policy.RP_DELETE, returns={204: NO_BODY})
     def on_delete(self, req: falcon.Request, resp: falcon.Response, uuid: str) -> None:
         with base.answering(_DELETE):
             rp_obj.delete_provider(self.deps.engine, uuid)

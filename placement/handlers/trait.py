@@ -13,6 +13,7 @@ from placement import microversion as mv
 from placement.handlers import base
 from placement.objects import exceptions
 from placement.objects import trait as trait_obj
+from placement.schemas import NO_BODY
 from placement.schemas import trait as schema
 
 _INVALID_NAME = (
@@ -61,12 +62,19 @@ def _list_filters(params: dict[str, str]) -> dict:
 
 #: Every route here arrived in 1.6: below, each is a 404.
 _SINCE = base.since(mv.TRAITS)
+_TRAITS = {200: schema.PROVIDER_TRAITS}
 
 
 class Traits(base.Resource):
     """``GET /traits``: trait names, optionally filtered."""
 
-    @base.responder(policy.TRAITS_LIST, _SINCE, base.accepts_json, query=schema.LIST_QUERY)
+    @base.responder(
+        policy.TRAITS_LIST,
+        _SINCE,
+        base.accepts_json,
+        query=schema.LIST_QUERY,
+        returns={200: schema.LIST_RESPONSE},
+    )
     def on_get(self, req: falcon.Request, resp: falcon.Response, params: dict[str, str]) -> None:
         traits = trait_obj.list_traits(self.deps.engine, **_list_filters(params))
         base.send_json(resp, {"traits": [trait.name for trait in traits]})
@@ -79,13 +87,18 @@ class Trait(base.Resource):
     #: Upstream's routes word an unknown trait themselves (so with ``Vary``).
     ANSWERS: ClassVar[base.Answers] = {exceptions.TraitNotFound: base.Answer(errors.NotFound)}
 
-    @base.responder(policy.TRAITS_SHOW, _SINCE)
+    @base.responder(policy.TRAITS_SHOW, _SINCE, returns={204: NO_BODY})
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
         trait = trait_obj.get(self.deps.engine, name)
         base.send_empty(resp, 204)
         base.set_cache_headers(req, resp, trait.created_at)
 
-    @base.responder(policy.TRAITS_UPDATE, _SINCE)
+    @base.responder(
+        policy.TRAITS_UPDATE,
+        _SINCE,
+        path={"name": schema.CUSTOM_NAME},
+        returns={201: NO_BODY, 204: NO_BODY},
+    )
     def on_put(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
         try:
             jsonschema.validate(name, schema.CUSTOM_NAME)
@@ -96,7 +109,7 @@ class Trait(base.Resource):
         base.send_empty(resp, 201 if created else 204)
         base.set_cache_headers(req, resp, trait.created_at)
 
-    @base.responder(policy.TRAITS_DELETE, _SINCE)
+    @base.responder(policy.TRAITS_DELETE, _SINCE, returns={204: NO_BODY})
     def on_delete(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
         trait_obj.delete_custom(self.deps.engine, name)
         base.send_empty(resp, 204)
@@ -105,14 +118,18 @@ class Trait(base.Resource):
 class ProviderTraits(base.Resource):
     """``/resource_providers/{uuid}/traits``: a provider's set of traits."""
 
-    @base.responder(policy.RP_TRAITS_LIST, _SINCE, base.accepts_json)
+    @base.responder(policy.RP_TRAITS_LIST, _SINCE, base.accepts_json, returns=_TRAITS)
     def on_get(self, req: falcon.Request, resp: falcon.Response, uuid: str) -> None:
         with base.answering(_SHOW, uuid=uuid):
             found = trait_obj.provider_traits(self.deps.engine, uuid)
         self._send(req, resp, found)
 
     @base.responder(
-        policy.RP_TRAITS_UPDATE, _SINCE, base.sends_json, body=schema.SET_PROVIDER_TRAITS
+        policy.RP_TRAITS_UPDATE,
+        _SINCE,
+        base.sends_json,
+        body=schema.SET_PROVIDER_TRAITS,
+        returns=_TRAITS,
     )
     def on_put(self, req: falcon.Request, resp: falcon.Response, uuid: str, data: dict) -> None:
         with base.answering(_SET):
@@ -121,7 +138,7 @@ class ProviderTraits(base.Resource):
             )
         self._send(req, resp, found)
 
-    @base.responder(policy.RP_TRAITS_DELETE, _SINCE)
+    @base.responder(policy.RP_TRAITS_DELETE, _SINCE, returns={204: NO_BODY})
     def on_delete(self, req: falcon.Request, resp: falcon.Response, uuid: str) -> None:
         trait_obj.clear_provider_traits(self.deps.engine, uuid)
         base.send_empty(resp, 204)

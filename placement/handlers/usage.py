@@ -17,7 +17,10 @@ class ProviderUsages(base.Resource):
     """``/resource_providers/{uuid}/usages``."""
 
     @base.responder(
-        policy.RP_USAGES, base.accepts_json, lookup=provider_lookup(explain=True, separator=": ")
+        policy.RP_USAGES,
+        base.accepts_json,
+        lookup=provider_lookup(explain=True, separator=": "),
+        returns={200: schema.PROVIDER_USAGES},
     )
     def on_get(
         self, req: falcon.Request, resp: falcon.Response, uuid: str, provider: Provider
@@ -46,6 +49,7 @@ class Usages(base.Resource):
         base.accepts_json,
         target=_asked_project,
         query=schema.USAGES_QUERY,
+        returns={200: schema.USAGES},
     )
     def on_get(self, req: falcon.Request, resp: falcon.Response, params: dict[str, str]) -> None:
         by_type = base.version(req) >= mv.CONSUMER_TYPES

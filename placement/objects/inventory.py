@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime
 import logging
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -85,9 +86,15 @@ def _capacity(record: Mapping[str, Any]) -> int:
 def validate_capacity(
     provider_uuid: str, records: Mapping[str, Mapping[str, Any]], *, reserved_may_equal_total: bool
 ) -> None:
-    """:class:`InvalidCapacity` unless each record leaves capacity (``> 0``, ``>= 0`` from 1.26)."""
+    """:class:`InvalidCapacity` unless each record leaves capacity (``> 0``, ``>= 0`` from 1.26).
+
+    A capacity beyond any float (an ``allocation_ratio`` near ±1e308 times the
+    units) leaves none either: no allocation could be checked against it.
+    """
     for rc, record in records.items():
-        cap = _capacity(with_defaults(record))
+        full = with_defaults(record)
+        exact = conditions.capacity(full["total"], full["reserved"], full["allocation_ratio"])
+        cap = int(exact) if math.isfinite(exact) else -1
         if cap < 0 or (cap == 0 and not reserved_may_equal_total):
             relation = "greater than" if reserved_may_equal_total else "greater than or equal to"
             raise exceptions.InvalidCapacity(rc, provider_uuid, relation)

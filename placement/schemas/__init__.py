@@ -1,9 +1,11 @@
-"""JSON schemas for request bodies and query strings, per microversion.
+"""JSON schemas for request bodies, query strings and responses, per microversion.
 
 Every schema a handler validates against is a :class:`Versioned`: the schema
 of the first version, then each microversion's change to it, stated once.
 Handlers ask ``SCHEMA.at(version)`` with the request's version and never
-choose between schemas themselves.
+choose between schemas themselves. Responses are described the same way,
+for the API description (``placement/wsgi/openapi.py``), and declared by
+each responder (``returns=``).
 """
 
 from __future__ import annotations
@@ -45,11 +47,23 @@ class Versioned:
                 return schema
         return self._first
 
+    def history(self) -> list[tuple[mv.Version | None, Schema]]:
+        """Each schema with the version it starts at (None: the first)."""
+        return [(None, self._first), *self._since]
+
     def map(self, shape: Callable[[Schema], Schema]) -> Versioned:
         """A schema that wraps this one: ``shape(self.at(v))`` at every version."""
         mapped = Versioned(shape(self._first))
         mapped._since = [(since, shape(schema)) for since, schema in self._since]
         return mapped
+
+
+#: The "schema" of an answer without a body (a 204, a 201 with only a ``Location``).
+EMPTY: Schema = {"$comment": "no body"}
+NO_BODY = Versioned(EMPTY)
+#: The "schema" of a status a route does not answer at some versions (no
+#: answer matches it), e.g. 200 to ``POST /resource_providers`` before 1.20.
+NOT_ANSWERED: Schema = {"not": {}}
 
 
 def changed(schema: Schema, *changes: Change) -> Schema:
@@ -78,6 +92,30 @@ def requiring(**properties: Schema) -> Change:
         return schema
 
     return change
+
+
+#: The ``links`` of an answer: ``{"rel", "href"}`` objects.
+LINKS: Schema = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "properties": {"rel": {"type": "string"}, "href": {"type": "string"}},
+        "required": ["rel", "href"],
+        "additionalProperties": False,
+    },
+}
+#: Generations, counts and amounts in answers.
+INTEGER: Schema = {"type": "integer"}
+
+
+def closed(**properties: Schema) -> Schema:
+    """An answer's object: every one of ``properties``, and no other."""
+    return obj(properties, *properties)
+
+
+def mapping(values: Schema) -> Schema:
+    """An object of any keys (names, uuids) whose values match ``values``."""
+    return {"type": "object", "additionalProperties": values}
 
 
 def obj(properties: Schema, *required: str) -> Schema:

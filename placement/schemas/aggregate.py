@@ -1,9 +1,9 @@
-"""Bodies of PUT /resource_providers/{uuid}/aggregates."""
+"""Bodies of PUT /resource_providers/{uuid}/aggregates, and the answers of both methods."""
 
 from __future__ import annotations
 
 from placement import microversion as mv
-from placement.schemas import Schema, Versioned, obj
+from placement.schemas import INTEGER, Schema, Versioned, closed, obj
 
 
 def _with_generation(uuids: Schema) -> Schema:
@@ -19,4 +19,15 @@ def _with_generation(uuids: Schema) -> Schema:
 PUT_AGGREGATES = Versioned(
     {"type": "array", "items": {"type": "string", "format": "uuid"}, "uniqueItems": True},
     (mv.AGGREGATES_GENERATION, _with_generation),
+)
+
+_UUIDS = {"type": "array", "items": {"type": "string"}}
+
+#: ``GET`` and ``PUT .../aggregates``: the uuids, and from 1.19 the provider generation.
+AGGREGATES = Versioned(
+    closed(aggregates=_UUIDS),
+    (
+        mv.AGGREGATES_GENERATION,
+        lambda schema: closed(**schema["properties"], resource_provider_generation=INTEGER),
+    ),
 )

@@ -1,4 +1,4 @@
-"""Schemas for allocation bodies: ``PUT /allocations/{c}`` and ``POST /allocations``.
+"""Schemas for allocation bodies (``PUT /allocations/{c}``, ``POST /allocations``) and answers.
 
 The body grew version by version; each schema below is the previous one plus
 what that microversion added, so a reader can follow the history:
@@ -20,7 +20,16 @@ sits where) are part of the contract.
 from __future__ import annotations
 
 from placement import microversion as mv
-from placement.schemas import Schema, Versioned, adding, changed, requiring
+from placement.schemas import (
+    INTEGER,
+    Schema,
+    Versioned,
+    adding,
+    changed,
+    closed,
+    mapping,
+    requiring,
+)
 
 #: Provider and consumer uuids used as object keys (not normalized).
 UUID_KEY = "^[0-9a-fA-F-]{36}$"
@@ -162,3 +171,41 @@ def by_consumer(entry: Schema, min_consumers: int) -> Schema:
 
 #: ``POST /allocations`` (1.13 and later): at least one consumer.
 POST = ENTRY.map(lambda entry: by_consumer(entry, 1))
+
+# --- answers -------------------------------------------------------------------
+
+_AMOUNTS = mapping(INTEGER)
+_OPTIONAL_TEXT = {"type": ["string", "null"]}
+
+
+def _with_optional(schema: Schema, **properties: Schema) -> Schema:
+    """``schema`` allowing ``properties`` (a consumer with no allocations has none)."""
+    schema["properties"].update(properties)
+    return schema
+
+
+#: ``GET /allocations/{consumer_uuid}``: each provider's share; from 1.12 the
+#: owner, 1.28 the consumer generation, 1.38 its type (none of them for a
+#: consumer with no allocations).
+CONSUMER_ALLOCATIONS = Versioned(
+    closed(allocations=mapping(closed(resources=_AMOUNTS, generation=INTEGER))),
+    (
+        mv.ALLOCATIONS_DICT,
+        lambda s: _with_optional(s, project_id={"type": "string"}, user_id={"type": "string"}),
+    ),
+    (mv.CONSUMER_GENERATION, lambda s: _with_optional(s, consumer_generation=INTEGER)),
+    (mv.CONSUMER_TYPES, lambda s: _with_optional(s, consumer_type=_OPTIONAL_TEXT)),
+)
+
+#: ``GET /resource_providers/{uuid}/allocations``: each consumer's amounts,
+#: with its generation from 1.28.
+PROVIDER_ALLOCATIONS = Versioned(
+    closed(allocations=mapping(closed(resources=_AMOUNTS)), resource_provider_generation=INTEGER),
+    (
+        mv.CONSUMER_GENERATION,
+        lambda s: closed(
+            allocations=mapping(closed(resources=_AMOUNTS, consumer_generation=INTEGER)),
+            resource_provider_generation=INTEGER,
+        ),
+    ),
+)

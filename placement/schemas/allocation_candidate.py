@@ -1,4 +1,4 @@
-"""Query string of ``GET /allocation_candidates``, per microversion.
+"""Query string and answer of ``GET /allocation_candidates``, per microversion.
 
 The schema sees the last value of each key; the parser applies the rules
 about repeated keys. Group keys are matched by pattern so that suffixed
@@ -7,8 +7,10 @@ groups (numbers from 1.25, words from 1.33) are allowed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from placement import microversion as mv
-from placement.schemas import Change, Schema, Versioned, adding
+from placement.schemas import INTEGER, Change, Schema, Versioned, adding, closed, mapping
 
 _STRING = {"type": "string"}
 #: The same, as upstream states it for some keys (error texts print the schema).
@@ -61,4 +63,65 @@ QUERY = Versioned(
     ),
     (mv.ROOT_REQUIRED, adding(root_required=_STRINGS)),
     (mv.SAME_SUBTREE, adding(same_subtree=_STRINGS)),
+)
+
+# --- the answer -----------------------------------------------------------------
+
+_AMOUNTS = mapping(INTEGER)
+_UUID_TEXT = {"type": "string"}
+
+
+def _list_requests(summary: Schema) -> Schema:
+    """1.10: each request is a ``PUT /allocations`` body of that era."""
+    share = closed(resource_provider=closed(uuid=_UUID_TEXT), resources=_AMOUNTS)
+    request = closed(allocations={"type": "array", "items": share})
+    return closed(
+        allocation_requests={"type": "array", "items": request},
+        provider_summaries=mapping(summary),
+    )
+
+
+def _inside(*keys: str) -> Callable[[Change], Change]:
+    """A change of the part of the answer found under ``keys``."""
+
+    def changing(change: Change) -> Change:
+        def apply(schema: Schema) -> Schema:
+            parent = schema
+            for key in keys[:-1]:
+                parent = parent[key]
+            parent[keys[-1]] = change(parent[keys[-1]])
+            return schema
+
+        return apply
+
+    return changing
+
+
+#: Changes of one allocation request, and of one provider summary.
+_requests = _inside("properties", "allocation_requests", "items")
+_summaries = _inside("properties", "provider_summaries", "additionalProperties")
+
+
+def _also(**properties: Schema) -> Change:
+    return lambda schema: closed(**schema["properties"], **properties)
+
+
+#: ``GET /allocation_candidates``, per microversion (see ``candidates/output.py``).
+RESPONSE = Versioned(
+    _list_requests(closed(resources=mapping(closed(capacity=INTEGER, used=INTEGER)))),
+    (
+        mv.ALLOCATIONS_DICT,
+        _requests(lambda _: closed(allocations=mapping(closed(resources=_AMOUNTS)))),
+    ),
+    (mv.CANDIDATES_TRAITS, _summaries(_also(traits={"type": "array", "items": _UUID_TEXT}))),
+    (
+        mv.NESTED_CANDIDATES,
+        _summaries(
+            _also(parent_provider_uuid={"type": ["string", "null"]}, root_provider_uuid=_UUID_TEXT)
+        ),
+    ),
+    (
+        mv.MAPPINGS,
+        _requests(_also(mappings=mapping({"type": "array", "items": _UUID_TEXT}))),
+    ),
 )

@@ -1,4 +1,4 @@
-"""Query strings of the console's JSON routes (``/console/api/…``).
+"""Query strings and answers of the console's JSON routes (``/console/api/…``).
 
 They are no Placement API and do not change with the microversion: each is
 one schema, the same at every version.
@@ -6,7 +6,7 @@ one schema, the same at every version.
 
 from __future__ import annotations
 
-from placement.schemas import Versioned, obj
+from placement.schemas import INTEGER, Versioned, closed, mapping, obj
 
 #: Trees per page unless ``limit`` says otherwise (1 to 500).
 DEFAULT_LIMIT = 50
@@ -23,5 +23,49 @@ CAPACITY_QUERY = Versioned(
             "limit": {"type": "string", "pattern": "^([1-9][0-9]?|[1-4][0-9][0-9]|500)$"},
             "offset": {"type": "string", "pattern": "^[0-9]{1,9}$"},
         }
+    )
+)
+
+_TEXT = {"type": "string"}
+_NAMES = {"type": "array", "items": _TEXT}
+_NUMBER = {"type": "number"}
+
+#: ``GET /console/api/capacity``: a page of trees, each provider with its
+#: inventories and what is used of them, and the cloud's totals per class.
+CAPACITY = Versioned(
+    closed(
+        provider_count=INTEGER,
+        tree_count=INTEGER,
+        limit=INTEGER,
+        offset=INTEGER,
+        totals=mapping(closed(capacity=INTEGER, used=INTEGER)),
+        trees={
+            "type": "array",
+            "items": closed(
+                providers={
+                    "type": "array",
+                    "items": closed(
+                        uuid=_TEXT,
+                        name=_TEXT,
+                        generation=INTEGER,
+                        parent_uuid={"type": ["string", "null"]},
+                        matched={"type": "boolean"},
+                        resources=mapping(
+                            closed(
+                                total=INTEGER,
+                                reserved=INTEGER,
+                                allocation_ratio=_NUMBER,
+                                capacity=INTEGER,
+                                used=INTEGER,
+                            )
+                        ),
+                        traits=_NAMES,
+                        aggregates=_NAMES,
+                        depth=INTEGER,
+                    ),
+                },
+                fullness=_NUMBER,
+            ),
+        },
     )
 )

@@ -1,10 +1,10 @@
-"""Bodies of the inventory routes (the same at every microversion)."""
+"""Bodies and answers of the inventory routes (the same at every microversion)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from placement.schemas import Versioned, changed, requiring
+from placement.schemas import Versioned, adding, changed, closed, mapping, requiring
 
 MAX_INT = 2147483647
 #: Largest single-precision float: ``allocation_ratio`` is a FLOAT column on MySQL.
@@ -58,3 +58,22 @@ PUT_ALL = Versioned(
         "additionalProperties": False,
     }
 )
+
+#: A record as answers show it: the six fields, defaults filled in.
+_SHOWN_RECORD = closed(
+    total=_GENERATION,
+    reserved=_GENERATION,
+    min_unit=_GENERATION,
+    max_unit=_GENERATION,
+    step_size=_GENERATION,
+    allocation_ratio={"type": "number"},
+)
+
+#: ``GET`` and ``PUT .../inventories``: every class's record.
+INVENTORIES = Versioned(
+    closed(inventories=mapping(_SHOWN_RECORD), resource_provider_generation=_GENERATION)
+)
+
+#: One class's record (``GET``, ``PUT .../inventories/{rc}``, ``POST .../inventories``),
+#: with the provider generation unless it is 0, as upstream.
+INVENTORY = Versioned(changed(_SHOWN_RECORD, adding(resource_provider_generation=_GENERATION)))

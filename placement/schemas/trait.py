@@ -1,8 +1,8 @@
-"""Schemas for trait names, provider trait bodies and the trait list query."""
+"""Schemas for trait names, provider trait bodies, the trait list query, and answers."""
 
 from __future__ import annotations
 
-from placement.schemas import Versioned, obj
+from placement.schemas import INTEGER, Versioned, closed, obj
 
 #: Names users may give traits.
 CUSTOM_NAME_PATTERN = "^CUSTOM_[A-Z0-9_]+$"
@@ -27,3 +27,11 @@ SET_PROVIDER_TRAITS = Versioned(
 
 #: ``GET /traits`` query (values are parsed by the handler).
 LIST_QUERY = Versioned(obj({"name": {"type": "string"}, "associated": {"type": "string"}}))
+
+_NAMES = {"type": "array", "items": {"type": "string"}}
+
+#: ``GET /traits``.
+LIST_RESPONSE = Versioned(closed(traits=_NAMES))
+
+#: A provider's traits (``GET`` and ``PUT /resource_providers/{uuid}/traits``).
+PROVIDER_TRAITS = Versioned(closed(traits=_NAMES, resource_provider_generation=INTEGER))

@@ -1,9 +1,9 @@
-"""Query string of GET /usages."""
+"""Query string of GET /usages, and the answers of both usage routes."""
 
 from __future__ import annotations
 
 from placement import microversion as mv
-from placement.schemas import Versioned, adding, obj
+from placement.schemas import INTEGER, Versioned, adding, closed, mapping, obj
 
 _ID = {"type": "string", "minLength": 1, "maxLength": 255}
 
@@ -21,4 +21,14 @@ USAGES_QUERY = Versioned(
             }
         ),
     ),
+)
+
+#: ``GET /resource_providers/{uuid}/usages``: amounts by class.
+PROVIDER_USAGES = Versioned(closed(resource_provider_generation=INTEGER, usages=mapping(INTEGER)))
+
+#: ``GET /usages``: amounts by class; from 1.38 by consumer type, each with
+#: its ``consumer_count`` beside the classes.
+USAGES = Versioned(
+    closed(usages=mapping(INTEGER)),
+    (mv.CONSUMER_TYPES, lambda _: closed(usages=mapping(mapping(INTEGER)))),
 )

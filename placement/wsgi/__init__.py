@@ -16,7 +16,7 @@ from placement.db import engine as db_engine
 from placement.db import migration, standard
 from placement.handlers import base
 from placement.objects.actionplans import catalog
-from placement.wsgi import health, instrument, limits, middleware, routes
+from placement.wsgi import health, instrument, limits, middleware, openapi, routes
 
 LOG = logging.getLogger("placement")
 
@@ -108,15 +108,15 @@ def create_app(conf: cfg.ConfigOpts) -> PlacementApp:
         engine.dispose()
         raise
     deps = base.Deps(conf=conf, engine=engine, enforcer=policy.make_enforcer(conf))
-    # Built inside out; a request meets /healthcheck, metrics, proxy headers,
-    # request log, the console's pages, CORS, auth, then context, then Falcon
-    # (ARCHITECTURE.md, "A request's way").
+    # Built inside out; a request meets /healthcheck, /openapi.json, metrics,
+    # proxy headers, request log, the console's pages, CORS, auth, then context,
+    # then Falcon (ARCHITECTURE.md, "A request's way").
     falcon_app = build_falcon_app(deps)
     app = middleware.with_cors(conf, _auth_layers(conf, falcon_app))
     app = console_assets.ConsoleAssets(app, conf.api.auth_strategy)
     app = middleware.with_proxy_headers(conf, middleware.RequestLogMiddleware(app))
     app = instrument.instrument(conf, engine, falcon_app, app)
-    return PlacementApp(health.HealthRoute(conf, app), engine)
+    return PlacementApp(health.HealthRoute(conf, openapi.DescriptionRoute(app)), engine)
 
 
 def init_application() -> PlacementApp:

@@ -57,3 +57,13 @@ def test_a_wrapping_schema_follows_every_version():
     outer = inner.map(lambda schema: {"type": "array", "items": schema})
     assert outer.at(mv.Version(1, 0))["items"] is inner.at(mv.Version(1, 0))
     assert outer.at(mv.Version(1, 9))["items"] is inner.at(mv.Version(1, 9))
+
+
+def test_history_lists_each_schema_from_its_version():
+    schema = Versioned(
+        obj({"a": {"type": "string"}}), (mv.Version(1, 3), adding(b={"type": "integer"}))
+    )
+    assert [(since, sorted(s["properties"])) for since, s in schema.history()] == [
+        (None, ["a"]),
+        (mv.Version(1, 3), ["a", "b"]),
+    ]

@@ -9,12 +9,14 @@ from placement.handlers import base
 from placement.handlers.actionplans import listing, render
 from placement.handlers.actionplans.preamble import Body, Lookup, responder
 from placement.objects.actionplans import plans
-from placement.schemas.actionplans import bodies, query
+from placement.schemas import NO_BODY
+from placement.schemas.actionplans import bodies, query, responses
 
 ACTION_PLANS = listing.Collection(
-    "action_plans", query.ACTION_PLANS, plans.list_plans, render.action_plan
+    "action_plans", query.ACTION_PLANS, plans.list_plans, render.action_plan, responses.ACTION_PLAN
 )
 _PLAN = Lookup(plans.get_plan, uuid_field="action_plan_uuid")
+_SHOWN = {200: responses.ACTION_PLAN[1]}
 
 ActionPlans, ActionPlansDetail = listing.resources(
     ACTION_PLANS, policy.ACTION_PLAN_GET_ALL, policy.ACTION_PLAN_DETAIL
@@ -24,17 +26,22 @@ ActionPlans, ActionPlansDetail = listing.resources(
 class ActionPlan(base.Resource):
     """``/v1/action_plans/{uuid}`` (uuids only)."""
 
-    @responder(policy.ACTION_PLAN_GET, lookup=_PLAN)
+    @responder(policy.ACTION_PLAN_GET, lookup=_PLAN, returns=_SHOWN)
     def on_get(self, req: falcon.Request, resp: falcon.Response, found: dict) -> None:
         base.send_json(resp, render.action_plan(req, found, detail=True))
 
-    @responder(policy.ACTION_PLAN_UPDATE, lookup=_PLAN, body=Body(bodies.ACTION_PLAN_PATCH))
+    @responder(
+        policy.ACTION_PLAN_UPDATE,
+        lookup=_PLAN,
+        body=Body(bodies.ACTION_PLAN_PATCH),
+        returns=_SHOWN,
+    )
     def on_patch(self, req: falcon.Request, resp: falcon.Response, found: dict, data: list) -> None:
         # Operations apply in order, so the last one names the state asked for.
         plan = plans.update_state(self.deps.engine, found["uuid"], data[-1]["value"])
         base.send_json(resp, render.action_plan(req, plan, detail=True))
 
-    @responder(policy.ACTION_PLAN_DELETE, lookup=_PLAN)
+    @responder(policy.ACTION_PLAN_DELETE, lookup=_PLAN, returns={204: NO_BODY})
     def on_delete(self, req: falcon.Request, resp: falcon.Response, found: dict) -> None:
         plans.delete_plan(self.deps.engine, found["uuid"])
         base.send_empty(resp)
@@ -43,7 +50,7 @@ class ActionPlan(base.Resource):
 class ActionPlanStart(base.Resource):
     """``POST /v1/action_plans/{uuid}/start``: RECOMMENDED → PENDING (the body is ignored)."""
 
-    @responder(policy.ACTION_PLAN_START, lookup=_PLAN)
+    @responder(policy.ACTION_PLAN_START, lookup=_PLAN, returns=_SHOWN)
     def on_post(self, req: falcon.Request, resp: falcon.Response, found: dict) -> None:
         plan = plans.start_plan(self.deps.engine, found["uuid"])
         base.send_json(resp, render.action_plan(req, plan, detail=True))

@@ -10,7 +10,7 @@ from placement.handlers import base
 from placement.handlers.actionplans import listing, render
 from placement.handlers.actionplans.preamble import Body, Lookup, responder
 from placement.objects.actionplans import actions
-from placement.schemas.actionplans import bodies, query
+from placement.schemas.actionplans import bodies, query, responses
 
 
 class _Collection(listing.Collection):
@@ -21,8 +21,11 @@ class _Collection(listing.Collection):
             raise errors.BadRequest("Filtering actions on both audit and action-plan is prohibited")
 
 
-ACTIONS = _Collection("actions", query.ACTIONS, actions.list_actions, render.action)
+ACTIONS = _Collection(
+    "actions", query.ACTIONS, actions.list_actions, render.action, responses.ACTION
+)
 _ACTION = Lookup(actions.get_action, uuid_field="action_uuid")
+_SHOWN = {200: responses.ACTION[1]}
 
 Actions, ActionsDetail = listing.resources(ACTIONS, policy.ACTION_GET_ALL, policy.ACTION_DETAIL)
 
@@ -30,7 +33,7 @@ Actions, ActionsDetail = listing.resources(ACTIONS, policy.ACTION_GET_ALL, polic
 class Action(base.Resource):
     """``/v1/actions/{uuid}`` (uuids only)."""
 
-    @responder(policy.ACTION_GET, lookup=_ACTION)
+    @responder(policy.ACTION_GET, lookup=_ACTION, returns=_SHOWN)
     def on_get(self, req: falcon.Request, resp: falcon.Response, found: dict) -> None:
         base.send_json(resp, render.action(req, found, detail=True))
 
@@ -39,6 +42,7 @@ class Action(base.Resource):
         lookup=_ACTION,
         minimum=mv.ACTION_UPDATE,
         body=Body(bodies.ACTION_PATCH),
+        returns=_SHOWN,
     )
     def on_patch(self, req: falcon.Request, resp: falcon.Response, found: dict, data: list) -> None:
         # Operations apply in order: the last one on each path wins.

@@ -10,9 +10,12 @@ from placement.handlers.actionplans import listing, render
 from placement.handlers.actionplans.audit_body import audit_fields
 from placement.handlers.actionplans.preamble import Body, Lookup, responder
 from placement.objects.actionplans import audits
-from placement.schemas.actionplans import bodies, query
+from placement.schemas import NO_BODY
+from placement.schemas.actionplans import bodies, query, responses
 
-AUDITS = listing.Collection("audits", query.AUDITS, audits.list_audits, render.audit)
+AUDITS = listing.Collection(
+    "audits", query.AUDITS, audits.list_audits, render.audit, responses.AUDIT
+)
 _AUDIT = Lookup(audits.get_audit)
 
 _AuditList, AuditsDetail = listing.resources(AUDITS, policy.AUDIT_GET_ALL, policy.AUDIT_DETAIL)
@@ -23,7 +26,11 @@ class Audits(base.Resource):
 
     on_get = _AuditList.on_get
 
-    @responder(policy.AUDIT_CREATE, body=Body(bodies.AUDIT_CREATE, "audit_p"))
+    @responder(
+        policy.AUDIT_CREATE,
+        body=Body(bodies.AUDIT_CREATE, "audit_p"),
+        returns={201: responses.AUDIT[1]},
+    )
     def on_post(self, req: falcon.Request, resp: falcon.Response, data: dict) -> None:
         fields = audit_fields(data, base.version(req))
         options = actionplan_opts.planner_options(self.deps.conf)
@@ -35,11 +42,11 @@ class Audits(base.Resource):
 class Audit(base.Resource):
     """``/v1/audits/{ident}``: by integer id, uuid or name."""
 
-    @responder(policy.AUDIT_GET, lookup=_AUDIT)
+    @responder(policy.AUDIT_GET, lookup=_AUDIT, returns={200: responses.AUDIT[1]})
     def on_get(self, req: falcon.Request, resp: falcon.Response, found: dict) -> None:
         base.send_json(resp, render.audit(req, found, detail=True))
 
-    @responder(policy.AUDIT_DELETE, lookup=_AUDIT)
+    @responder(policy.AUDIT_DELETE, lookup=_AUDIT, returns={204: NO_BODY})
     def on_delete(self, req: falcon.Request, resp: falcon.Response, found: dict) -> None:
         audits.delete_audit(self.deps.engine, found["uuid"])
         base.send_empty(resp)

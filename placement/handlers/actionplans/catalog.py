@@ -9,11 +9,11 @@ from placement.handlers import base
 from placement.handlers.actionplans import listing, render
 from placement.handlers.actionplans.preamble import Lookup, responder
 from placement.objects.actionplans import goals, strategies
-from placement.schemas.actionplans import query
+from placement.schemas.actionplans import query, responses
 
-GOALS = listing.Collection("goals", query.GOALS, goals.list_goals, render.goal)
+GOALS = listing.Collection("goals", query.GOALS, goals.list_goals, render.goal, responses.GOAL)
 STRATEGIES = listing.Collection(
-    "strategies", query.STRATEGIES, strategies.list_strategies, render.strategy
+    "strategies", query.STRATEGIES, strategies.list_strategies, render.strategy, responses.STRATEGY
 )
 
 Goals, GoalsDetail = listing.resources(GOALS, policy.GOAL_GET_ALL, policy.GOAL_DETAIL)
@@ -25,7 +25,7 @@ Strategies, StrategiesDetail = listing.resources(
 class Goal(base.Resource):
     """``/v1/goals/{ident}``: by integer id, uuid or name."""
 
-    @responder(policy.GOAL_GET, lookup=Lookup(goals.get_goal))
+    @responder(policy.GOAL_GET, lookup=Lookup(goals.get_goal), returns={200: responses.GOAL[1]})
     def on_get(self, req: falcon.Request, resp: falcon.Response, found: dict) -> None:
         base.send_json(resp, render.goal(req, found, detail=True))
 
@@ -33,6 +33,10 @@ class Goal(base.Resource):
 class Strategy(base.Resource):
     """``/v1/strategies/{ident}``: by integer id, uuid or name."""
 
-    @responder(policy.STRATEGY_GET, lookup=Lookup(strategies.get_strategy))
+    @responder(
+        policy.STRATEGY_GET,
+        lookup=Lookup(strategies.get_strategy),
+        returns={200: responses.STRATEGY[1]},
+    )
     def on_get(self, req: falcon.Request, resp: falcon.Response, found: dict) -> None:
         base.send_json(resp, render.strategy(req, found, detail=True))

@@ -17,9 +17,11 @@ import falcon
 from placement.db import transaction
 from placement.handlers import base
 from placement.handlers.actionplans import validation
-from placement.handlers.actionplans.preamble import responder
+from placement.handlers.actionplans.preamble import Query, responder
 from placement.objects.actionplans import paging
+from placement.schemas import Versioned
 from placement.schemas.actionplans import query as schema
+from placement.schemas.actionplans import responses
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection
@@ -29,12 +31,18 @@ Render = Callable[[falcon.Request, dict[str, Any], bool], dict[str, Any]]
 
 @dataclass(frozen=True)
 class Collection:
-    """One collection: its key, query schema, list function and item renderer."""
+    """One collection: its key, query schema, list function, item renderer and
+    the schemas of its items (list, then ``/detail``)."""
 
     key: str
     query: dict[str, Any]
     fetch: Callable[..., list[dict]]
     render: Render
+    items: tuple[Versioned, Versioned]
+
+    def page(self, detail: bool) -> Versioned:
+        """The schema of a list (``detail``: ``/detail``) answer."""
+        return responses.page(self.key, self.items[detail])
 
     @property
     def filters(self) -> tuple[str, ...]:
@@ -72,10 +80,10 @@ def send(
     resp: falcon.Response,
     collection: Collection,
     detail: bool,
+    params: dict[str, str],
 ) -> None:
-    """Answer a list (or ``/detail``) request for ``collection``."""
-    params = base.query_dict(req)
-    validation.check_query(params, collection.query)
+    """Answer a list (or ``/detail``) request for ``collection`` (``params``:
+    its validated query)."""
     collection.check(params)
     page = page_of(params, resource.deps.conf.api.max_limit)
     filters = {name: params[name] for name in collection.filters if name in params}
@@ -124,15 +132,17 @@ def resources(
 ) -> tuple[type[ListResource], type[ListResource]]:
     """The Falcon resources of ``/v1/<key>`` and ``/v1/<key>/detail`` (GET only)."""
 
+    query = Query(collection.query)
+
     class List(ListResource):
-        @responder(list_rule)
-        def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-            send(self, req, resp, collection, detail=False)
+        @responder(list_rule, query=query, returns={200: collection.page(detail=False)})
+        def on_get(self, req: falcon.Request, resp: falcon.Response, params: dict) -> None:
+            send(self, req, resp, collection, False, params)
 
     class Detail(ListResource):
-        @responder(detail_rule)
-        def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-            send(self, req, resp, collection, detail=True)
+        @responder(detail_rule, query=query, returns={200: collection.page(detail=True)})
+        def on_get(self, req: falcon.Request, resp: falcon.Response, params: dict) -> None:
+            send(self, req, resp, collection, True, params)
 
     List.__doc__ = f"``GET /v1/{collection.key}``: a page of short items."
     Detail.__doc__ = f"``GET /v1/{collection.key}/detail``: a page of whole items."

@@ -4,7 +4,7 @@ Built on the same steps as Placement's (:func:`placement.handlers.base.preamble`
 ordered as Watcher does: microversion minimum (a 400 there, not a 404); then
 either the policy check (lists and create) or the lookup of the addressed
 object followed by the policy check (single objects: 404 wins over 403); then
-the JSON body. Domain errors raised by the lookup or the responder become
+the JSON body or the list query. Domain errors raised by the lookup or the responder become
 HTTP errors through :data:`STATUS_OF`, the one table that maps them
 (:data:`PATCH_STATUS_OF` for a refused JSON-Patch), with the helper every
 handler uses (``base.http_error``).
@@ -25,6 +25,7 @@ from placement.actionplans import errors as domain
 from placement.db import transaction
 from placement.handlers import base, intake
 from placement.handlers.actionplans import validation
+from placement.schemas import Versioned
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection
@@ -43,6 +44,9 @@ PATCH_STATUS_OF: base.Answers = {
     ),
 }
 
+#: A path field holding a uuid (action plans, actions).
+_UUID = {"type": "string", "format": "uuid"}
+
 _WATCHER_DENIAL = "Policy doesn't allow {rule} to be performed."
 
 
@@ -57,6 +61,10 @@ class Lookup:
 
     get: Callable[[Connection, str], dict]
     uuid_field: str | None = None
+
+    @property
+    def refuses(self) -> frozenset[int]:
+        return frozenset({404} if self.uuid_field is None else {400, 404})
 
     def __call__(self, call: base.Call) -> None:
         ident = call.kwargs.pop("ident")
@@ -81,6 +89,9 @@ class Body:
     schema: dict[str, Any]
     argument: str | None = None
 
+    #: A body that is no JSON, or breaks the schema.
+    refuses = frozenset({400})
+
     def __call__(self, call: base.Call) -> None:
         data = validation.read_json(intake.read_body(call.req))
         if self.argument is not None:
@@ -89,6 +100,21 @@ class Body:
             validation.check_document(data, self.schema, "patch")
         intake.require_storable_json(data, three_byte=base.three_byte_text(call.req))
         call.kwargs["data"] = data
+
+
+@dataclass(frozen=True)
+class Query:
+    """The list query a responder takes: a preamble step passing it on as ``params``
+    (unknown arguments, then each value against its property)."""
+
+    schema: dict[str, Any]
+
+    refuses = frozenset({400})
+
+    def __call__(self, call: base.Call) -> None:
+        params = base.query_dict(call.req)
+        validation.check_query(params, self.schema)
+        call.kwargs["params"] = params
 
 
 def _too_old(minimum: mv.Version) -> errors.PlacementError:
@@ -101,11 +127,14 @@ def responder(
     lookup: Lookup | None = None,
     minimum: mv.Version | None = None,
     body: Body | None = None,
+    query: Query | None = None,
+    returns: base.Returns | None = None,
 ) -> Callable[[base.Responder], base.Responder]:
     """Declare a ``/v1`` responder's preamble in Watcher's order (see the module).
 
-    The responder gets ``found`` and ``data`` keywords; the domain errors it
-    raises become HTTP errors, a refused JSON-Patch quoted.
+    The responder gets ``found``, ``data`` and ``params`` keywords; the domain
+    errors it raises become HTTP errors, a refused JSON-Patch quoted.
+    ``returns`` states the answers' bodies by status.
     """
     steps: list[base.Step] = []
     if minimum is not None:
@@ -113,9 +142,19 @@ def responder(
     if lookup is not None:
         steps.append(lookup)
     steps.append(base.authorized(rule, denial=_WATCHER_DENIAL))
-    if body is not None:
-        steps.append(body)
+    for step in (body, query):
+        if step is not None:
+            steps.append(step)
     quote_patch = body is not None and body.argument is None
+    declared = base.Declaration(
+        rule,
+        tuple(steps),
+        body=None if body is None else Versioned(body.schema),
+        query=None if query is None else Versioned(query.schema),
+        path={} if lookup is None or lookup.uuid_field is None else {"ident": _UUID},
+        returns=dict(returns or {}),
+        answers=(PATCH_STATUS_OF if quote_patch else STATUS_OF,),
+    )
 
     def decorate(method: base.Responder) -> base.Responder:
         @functools.wraps(method)
@@ -129,6 +168,6 @@ def responder(
                 table = STATUS_OF if patch is None else PATCH_STATUS_OF
                 raise base.http_error(exc, table, patch=patch) from None
 
-        return base.preamble(*steps)(translated)
+        return base.declare(base.preamble(*steps)(translated), declared)
 
     return decorate

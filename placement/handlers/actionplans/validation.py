@@ -82,5 +82,7 @@ def _check_values(data: dict[str, Any], properties: dict[str, Any]) -> None:
         validator = jsonschema.Draft4Validator(schema, format_checker=_FORMATS)
         error = intake.schema_error(validator, value)
         if error is not None:
-            reason = schema.get("invalid", error.message).format(value=value)
+            # Only our own reasons are templates: jsonschema's may hold braces.
+            template = schema.get("invalid")
+            reason = error.message if template is None else template.format(value=value)
             raise invalid_field(name, value, reason)
