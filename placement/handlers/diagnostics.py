@@ -32,6 +32,7 @@ class CandidateDiagnostics(base.Resource):
         base.since(mv.ALLOCATION_CANDIDATES),
         base.accepts_json,
         query=schema.QUERY,
+        returns={200: schema.DIAGNOSTICS},
     )
     def on_get(self, req: falcon.Request, resp: falcon.Response, params: dict[str, str]) -> None:
         wanted = candidate_request.parse(base.query_pairs(req), base.version(req))

@@ -125,3 +125,36 @@ RESPONSE = Versioned(
         _requests(_also(mappings=mapping({"type": "array", "items": _UUID_TEXT}))),
     ),
 )
+
+_TEXT_OR_NULL = {"type": ["string", "null"]}
+
+#: ``GET /diagnostics/allocation_candidates``: the candidates at the
+#: request's microversion and the explanation (``candidates/explain.py``).
+DIAGNOSTICS = RESPONSE.map(
+    lambda candidates: closed(
+        **candidates["properties"],
+        explanations={
+            "type": "array",
+            "items": closed(
+                level={"enum": ["request", "tree", "provider"]},
+                rule={"type": "string"},
+                group=_TEXT_OR_NULL,
+                resource_class=_TEXT_OR_NULL,
+                uuid=_TEXT_OR_NULL,
+                name=_TEXT_OR_NULL,
+                root_uuid=_TEXT_OR_NULL,
+                root_name=_TEXT_OR_NULL,
+                detail={"type": "string"},
+                numbers={"type": "object"},
+            ),
+        },
+        explanations_omitted=INTEGER,
+        trees={
+            "type": "array",
+            "items": closed(
+                uuid=_UUID_TEXT, name={"type": "string"}, qualifies={"type": "boolean"}
+            ),
+        },
+        provider_names=mapping({"type": "string"}),
+    )
+)
