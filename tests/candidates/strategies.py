@@ -7,10 +7,14 @@ query feature the drawn microversion allows.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
+from placement import errors
 from placement import microversion as mv
+from placement.candidates import request as candidate_request
 from tests.candidates.world import (
     CUSTOM_CLASS,
     SHARING,
@@ -159,3 +163,25 @@ def queries(draw, world: World) -> tuple[mv.Version, list[tuple[str, str]]]:
     if version >= mv.ROOT_REQUIRED and draw(st.integers(0, 4)) == 0:
         pairs.append(("root_required", draw(st.sampled_from(TRAITS + ["!" + t for t in TRAITS]))))
     return version, pairs
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """A world, a query on it, and the query as the engine takes it."""
+
+    world: World
+    version: mv.Version
+    pairs: list[tuple[str, str]]
+    wanted: candidate_request.CandidateRequest
+
+
+def draw_request(data: st.DataObject) -> Drawn | None:
+    """Draw a world and a query on it, parsed; None for a query the grammar
+    refuses (a 400 is not a case for the engine's properties)."""
+    world = data.draw(worlds())
+    version, pairs = data.draw(queries(world))
+    try:
+        wanted = candidate_request.parse(pairs, version)
+    except errors.BadRequest:
+        return None
+    return Drawn(world, version, pairs, wanted)

@@ -11,14 +11,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from placement import errors
 from placement import microversion as mv
 from placement.candidates import engine, explain, verdicts
 from placement.candidates import request as candidate_request
 from placement.objects import exceptions
 from tests import rig
 from tests.candidates import reference
-from tests.candidates.strategies import on_database, queries, worlds
+from tests.candidates.strategies import draw_request, on_database
 from tests.candidates.world import SHARING, Inventory, World, aggregate_uuid, erase, write
 
 AGG1, AGG2, AGG3 = aggregate_uuid(1), aggregate_uuid(2), aggregate_uuid(3)
@@ -265,12 +264,10 @@ def _used(wanted, body: dict) -> set[tuple[str, str, str | None]]:
 @on_database(60)
 @given(data=st.data())
 def test_explanation_agrees_with_candidates_and_reference(db_engine, data):
-    world = data.draw(worlds())
-    version, pairs = data.draw(queries(world))
-    try:
-        wanted = candidate_request.parse(pairs, version)
-    except errors.BadRequest:
+    drawn = draw_request(data)
+    if drawn is None:
         return
+    world, version, pairs, wanted = drawn.world, drawn.version, drawn.pairs, drawn.wanted
     write(db_engine, world)
     try:
         body = json.loads(engine.find(db_engine, wanted, engine.Settings()))

@@ -16,13 +16,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from placement import errors
 from placement import microversion as mv
 from placement.candidates import engine
-from placement.candidates import request as candidate_request
 from tests import rig
 from tests.candidates import reference
-from tests.candidates.strategies import on_database, queries, worlds
+from tests.candidates.strategies import draw_request, on_database
 from tests.candidates.world import erase, write
 
 
@@ -50,12 +48,10 @@ def _key(request: dict, with_mappings: bool):
 @on_database(80)
 @given(data=st.data())
 def test_engine_matches_reference(db_engine, data):
-    world = data.draw(worlds())
-    version, pairs = data.draw(queries(world))
-    try:
-        wanted = candidate_request.parse(pairs, version)
-    except errors.BadRequest:
+    drawn = draw_request(data)
+    if drawn is None:
         return
+    world, version, pairs, wanted = drawn.world, drawn.version, drawn.pairs, drawn.wanted
     expected, shown = reference.answer(world, wanted)
     write(db_engine, world)
     try:
