@@ -21,6 +21,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.expression import ColumnElement
+from sqlalchemy.sql.visitors import InternalTraversal
 
 from placement import microversion as mv
 from placement.candidates.model import Provider, Trees
@@ -46,6 +47,9 @@ class _FloatText(ColumnElement[str]):
 
     type = String()
     inherit_cache = True
+    #: What SQLAlchemy's statement cache keys on: without it the whole
+    #: statement would be compiled again on every execution.
+    _traverse_internals = [("value", InternalTraversal.dp_clauseelement)]
 
     def __init__(self, value: ColumnElement) -> None:
         self.value = value

@@ -283,10 +283,48 @@ def resolve_owners(engine: Engine, writes: Iterable[ConsumerWrite]) -> dict[str,
     return owners
 
 
+class _UnknownOwner(Exception):
+    """A write names a project, user or type with no row yet."""
+
+
+def existing_owners(conn: Connection, writes: Iterable[ConsumerWrite]) -> dict[str, Owner]:
+    """:func:`resolve_owners` inside the caller's transaction, creating nothing:
+    one read per distinct owner; :class:`_UnknownOwner` if a row is missing."""
+    found: dict[tuple[str, str, str | None], Owner] = {}
+    owners = {}
+    for wanted in writes:
+        key = (wanted.project_id, wanted.user_id, wanted.consumer_type)
+        owner = found.get(key)
+        if owner is None:
+            ids = consumer_obj.existing_owner_ids(conn, *key)
+            if ids is None:
+                raise _UnknownOwner()
+            owner = found[key] = Owner(*ids)
+        owners[wanted.uuid] = owner
+    return owners
+
+
 def replace(engine: Engine, writes: list[ConsumerWrite], *, attempts: int) -> None:
-    """Replace the allocations of every consumer in ``writes``, all or nothing."""
-    owners = resolve_owners(engine, writes)
-    retry_on_conflict(engine, lambda conn: write(conn, writes, owners), attempts=attempts)
+    """Replace the allocations of every consumer in ``writes``, all or nothing.
+
+    Usually the owners already exist and are read inside the write's own
+    transaction (one connection, one transaction per claim); the first use
+    of a project, user or type creates it first, in a transaction of its own.
+    The first attempt inserts consumers the client says are new (generation
+    null) without looking for them first; a duplicate sends the attempt
+    round again, which then looks.
+    """
+    first = [True]
+
+    def attempt(conn: Connection, owners: dict[str, Owner] | None = None) -> None:
+        optimistic, first[0] = first[0], False
+        write(conn, writes, owners or existing_owners(conn, writes), optimistic=optimistic)
+
+    try:
+        retry_on_conflict(engine, attempt, attempts=attempts)
+    except _UnknownOwner:
+        owners = resolve_owners(engine, writes)
+        retry_on_conflict(engine, lambda conn: attempt(conn, owners), attempts=attempts)
 
 
 def retry_on_conflict(engine: Engine, attempt: Callable[[Connection], T], *, attempts: int) -> T:
@@ -311,13 +349,20 @@ def retry_on_conflict(engine: Engine, attempt: Callable[[Connection], T], *, att
     raise exceptions.ConcurrentUpdate(None)
 
 
-def write(conn: Connection, writes: list[ConsumerWrite], owners: dict[str, Owner]) -> None:
+def write(
+    conn: Connection,
+    writes: list[ConsumerWrite],
+    owners: dict[str, Owner],
+    *,
+    optimistic: bool = False,
+) -> None:
     """One attempt of :func:`replace` inside the caller's transaction.
 
     Raises :class:`ConcurrentUpdate` when a provider changed since
     this attempt read it: the caller must roll back and try again.
+    ``optimistic`` as for :func:`prepare_consumers`.
     """
-    consumers = prepare_consumers(conn, writes, owners)
+    consumers = prepare_consumers(conn, writes, owners, optimistic=optimistic)
     apply(conn, writes, owners, consumers, named_providers(conn, writes))
 
 
@@ -385,12 +430,23 @@ def apply(
 
 
 def prepare_consumers(
-    conn: Connection, writes: list[ConsumerWrite], owners: dict[str, Owner]
+    conn: Connection,
+    writes: list[ConsumerWrite],
+    owners: dict[str, Owner],
+    *,
+    optimistic: bool = False,
 ) -> list[consumer_obj.Consumer]:
-    """Check the expected generations, then create the consumers that are new."""
-    existing = consumer_obj.get_by_uuids(conn, [w.uuid for w in writes])
+    """Check the expected generations, then create the consumers that are new.
+
+    ``optimistic``: take every write whose expected generation is null for
+    a new consumer and insert it without reading first (the usual claim);
+    one that exists after all raises :class:`_ConsumerCreateRace` at the
+    insert, and the next attempt reads.
+    """
+    unread = {w.uuid for w in writes if optimistic and w.generation is None}
+    existing = consumer_obj.get_by_uuids(conn, [w.uuid for w in writes if w.uuid not in unread])
     for wanted in writes:
-        if wanted.generation is UNCHECKED:
+        if wanted.generation is UNCHECKED or wanted.uuid in unread:
             continue
         current = existing.get(wanted.uuid)
         if current is None and wanted.generation is not None:
@@ -520,8 +576,7 @@ def _check(conn: Connection, items: list[_Item], consumers: set[str]) -> None:
     class_ids = set(i.class_id for i in items)
     class_names = {i.class_id: i.class_name for i in items}
     provider_ids = {i.provider_id for i in items}
-    inventory = _inventories(conn, provider_ids, class_ids)
-    usage = _usage(conn, provider_ids, class_ids, consumers)
+    inventory = _inventories_and_usage(conn, provider_ids, class_ids, consumers)
 
     with_inventory = {provider for provider, _ in inventory}
     missing = list(
@@ -549,8 +604,8 @@ def _check(conn: Connection, items: list[_Item], consumers: set[str]) -> None:
             raise exceptions.InvalidAllocation(
                 _refusal(item, "would violate inventory constraints")
             )
-        before, ours = usage.get(key, (None, 0))
-        used = (before or 0) - ours
+        before = None if inv.used is None else int(inv.used)
+        used = (before or 0) - int(inv.ours or 0)
         capacity = conditions.capacity(inv.total, inv.reserved, inv.allocation_ratio)
         if capacity < used + item.amount or capacity < used + requested[key]:
             # Over capacity is fine only if it is no worse than before.
@@ -574,10 +629,27 @@ def _refusal(item: _Item, reason: str) -> str:
     )
 
 
-def _inventories(
-    conn: Connection, provider_ids: set[int], class_ids: set[int]
+def _inventories_and_usage(
+    conn: Connection, provider_ids: set[int], class_ids: set[int], consumers: set[str]
 ) -> dict[tuple[int, int], sqlalchemy.Row]:
+    """(provider, class) → its inventory, with ``used`` (now, by everyone;
+    None when nothing is allocated) and ``ours`` (by ``consumers``), in one read."""
     inv = tables.inventories
+    ours = func.sum(case((_ALLOC.c.consumer_id.in_(consumers), _ALLOC.c.used), else_=0))
+    usage = (
+        select(
+            _ALLOC.c.resource_provider_id,
+            _ALLOC.c.resource_class_id,
+            func.sum(_ALLOC.c.used).label("used"),
+            ours.label("ours"),
+        )
+        .where(
+            _ALLOC.c.resource_provider_id.in_(provider_ids),
+            _ALLOC.c.resource_class_id.in_(class_ids),
+        )
+        .group_by(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id)
+        .subquery()
+    )
     rows = conn.execute(
         select(
             inv.c.resource_provider_id,
@@ -588,28 +660,18 @@ def _inventories(
             inv.c.max_unit,
             inv.c.step_size,
             inv.c.allocation_ratio,
-        ).where(
+            usage.c.used,
+            usage.c.ours,
+        )
+        .select_from(
+            inv.outerjoin(
+                usage,
+                (usage.c.resource_provider_id == inv.c.resource_provider_id)
+                & (usage.c.resource_class_id == inv.c.resource_class_id),
+            )
+        )
+        .where(
             inv.c.resource_provider_id.in_(provider_ids), inv.c.resource_class_id.in_(class_ids)
         )
     )
     return {(row.resource_provider_id, row.resource_class_id): row for row in rows}
-
-
-def _usage(
-    conn: Connection, provider_ids: set[int], class_ids: set[int], consumers: set[str]
-) -> dict[tuple[int, int], tuple[int, int]]:
-    """(provider, class) → (used now by everyone, used by ``consumers``)."""
-    ours = func.sum(case((_ALLOC.c.consumer_id.in_(consumers), _ALLOC.c.used), else_=0))
-    rows = conn.execute(
-        select(
-            _ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id, func.sum(_ALLOC.c.used), ours
-        )
-        .where(
-            _ALLOC.c.resource_provider_id.in_(provider_ids),
-            _ALLOC.c.resource_class_id.in_(class_ids),
-        )
-        .group_by(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id)
-    )
-    return {
-        (provider, class_id): (int(total), int(own or 0)) for provider, class_id, total, own in rows
-    }

@@ -69,9 +69,7 @@ def owner_ids(
     """Internal ids of a project, a user and (if named) a consumer type,
     each created on first use."""
     with reader(engine) as conn:
-        found = conn.execute(
-            _OWNER_IDS, {"project": project, "user": user, "type": consumer_type}
-        ).one()
+        found = _read_owner_ids(conn, project, user, consumer_type)
     wanted = [(tables.projects, "external_id", project), (tables.users, "external_id", user)]
     if consumer_type is not None:
         wanted.append((tables.consumer_types, "name", consumer_type))
@@ -81,6 +79,23 @@ def owner_ids(
         for found_id, row in zip(found, wanted, strict=False)
     ]
     return ids[0], ids[1], ids[2] if consumer_type is not None else None
+
+
+def existing_owner_ids(
+    conn: Connection, project: str, user: str, consumer_type: str | None = None
+) -> tuple[int, int, int | None] | None:
+    """:func:`owner_ids` in the caller's transaction, or None when one of
+    the rows does not exist yet (nothing is created)."""
+    project_id, user_id, type_id = _read_owner_ids(conn, project, user, consumer_type)
+    if project_id is None or user_id is None or (consumer_type is not None and type_id is None):
+        return None
+    return project_id, user_id, type_id if consumer_type is not None else None
+
+
+def _read_owner_ids(
+    conn: Connection, project: str, user: str, consumer_type: str | None
+) -> sqlalchemy.Row:
+    return conn.execute(_OWNER_IDS, {"project": project, "user": user, "type": consumer_type}).one()
 
 
 def _create_id(engine: Engine, table: Table, column: str, value: str) -> int:

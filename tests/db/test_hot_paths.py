@@ -1,0 +1,122 @@
+"""What the two hottest requests cost the database: a claim and a candidates query.
+
+Each statement is a round trip, and a statement SQLAlchemy cannot cache is
+compiled again on every request, so both are counted here on every
+backend, through the whole application:
+
+* a scheduler's claim (``PUT /allocations/{new consumer}`` with
+  ``consumer_generation: null`` and owners that exist) is one checkout and
+  one transaction of a fixed number of statements;
+* every statement of a claim and of candidates queries (flat, nested, with
+  and without ``limit``) has a cache key.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import sqlalchemy
+from sqlalchemy import event
+from sqlalchemy.engine.default import DefaultExecutionContext
+from sqlalchemy.engine.interfaces import CacheStats
+
+from tests import apiclient
+
+#: A claim's statements: owner ids, consumer insert, provider lock,
+#: inventories with usage, allocations delete, allocations insert,
+#: provider generation swap. BEGIN, COMMIT and the pool's ping are not
+#: statements SQLAlchemy executes.
+CLAIM_STATEMENTS = 7
+
+
+@dataclass
+class Tally:
+    statements: list[str] = field(default_factory=list)
+    uncached: list[str] = field(default_factory=list)
+    checkouts: int = 0
+
+
+@contextmanager
+def tallied(engine: sqlalchemy.Engine) -> Iterator[Tally]:
+    """Count statements, uncacheable statements and pool checkouts on ``engine``."""
+    tally = Tally()
+
+    def executed(conn, cursor, statement, parameters, context, executemany) -> None:
+        if not isinstance(context, DefaultExecutionContext) or context.compiled is None:
+            return  # the dialect's own (pings, BEGIN on SQLite)
+        tally.statements.append(statement)
+        if context.cache_hit is CacheStats.NO_CACHE_KEY:
+            tally.uncached.append(statement)
+
+    def checked_out(*_args) -> None:
+        tally.checkouts += 1
+
+    event.listen(engine, "after_cursor_execute", executed)
+    event.listen(engine.pool, "checkout", checked_out)
+    try:
+        yield tally
+    finally:
+        event.remove(engine, "after_cursor_execute", executed)
+        event.remove(engine.pool, "checkout", checked_out)
+
+
+def _claim(api: apiclient.Api, provider: str, project: str = "p", user: str = "u") -> None:
+    consumer = str(uuid.uuid4())
+    api.ok(
+        "PUT",
+        f"/allocations/{consumer}",
+        {
+            "allocations": {provider: {"resources": {"VCPU": 1, "MEMORY_MB": 64}}},
+            "project_id": project,
+            "user_id": user,
+            "consumer_generation": None,
+        },
+        version="1.28",
+    )
+
+
+def test_a_claim_is_one_transaction_of_fixed_statements(api: apiclient.Api) -> None:
+    provider = api.provider(VCPU={"total": 8}, MEMORY_MB={"total": 1024})
+    _claim(api, provider)  # the project and user now exist
+    with tallied(api.engine) as tally:
+        _claim(api, provider)
+    assert tally.checkouts == 1
+    assert len(tally.statements) == CLAIM_STATEMENTS, tally.statements
+    assert api.usage(provider) == {"VCPU": 2, "MEMORY_MB": 128}
+
+
+def test_a_claim_by_a_new_project_creates_it_and_still_claims(api: apiclient.Api) -> None:
+    provider = api.provider(VCPU={"total": 8}, MEMORY_MB={"total": 1024})
+    project = f"new-{uuid.uuid4()}"
+    _claim(api, provider, project=project, user=project)
+    _claim(api, provider, project=project, user=project)
+    assert api.usage(provider) == {"VCPU": 2, "MEMORY_MB": 128}
+    found = api.ok("GET", f"/usages?project_id={project}", version="1.9").json()["usages"]
+    assert found == {"VCPU": 2, "MEMORY_MB": 128}
+
+
+def test_hot_statements_are_cacheable(api: apiclient.Api) -> None:
+    root = api.provider(VCPU={"total": 8}, MEMORY_MB={"total": 1024}, DISK_GB={"total": 100})
+    api.provider(parent=root, VCPU={"total": 4})
+    api.ok(
+        "PUT",
+        f"/resource_providers/{root}/traits",
+        {"resource_provider_generation": api.generation(root), "traits": ["HW_CPU_X86_AVX2"]},
+    )
+    queries = [
+        "resources=VCPU:1,MEMORY_MB:64&required=HW_CPU_X86_AVX2",
+        "resources=VCPU:1,MEMORY_MB:64&limit=1",
+        "resources=DISK_GB:1&resources1=VCPU:1&group_policy=none",
+    ]
+    with tallied(api.engine) as tally:
+        _claim(api, root)
+        for version in ("1.17", "1.29", "latest"):
+            for query in queries:
+                if version == "1.17" and "resources1" in query:
+                    continue
+                api.ok("GET", f"/allocation_candidates?{query}", version=version)
+    assert tally.statements
+    assert tally.uncached == []
