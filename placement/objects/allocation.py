@@ -670,8 +670,6 @@ def _inventories_and_usage(
                 & (usage.c.resource_class_id == inv.c.resource_class_id),
             )
         )
-        .where(
-            inv.c.resource_provider_id.in_(provider_ids), inv.c.resource_class_id.in_(class_ids)
-        )
+        .where(inv.c.resource_provider_id.in_(provider_ids), inv.c.resource_class_id.in_(class_ids))
     )
     return {(row.resource_provider_id, row.resource_class_id): row for row in rows}
