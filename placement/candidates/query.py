@@ -21,7 +21,7 @@ from functools import lru_cache
 
 import os_traits
 import sqlalchemy
-from sqlalchemy import Integer, and_, bindparam, case, or_, select
+from sqlalchemy import Integer, and_, bindparam, case, func, or_, select
 from sqlalchemy.engine import Connection
 
 from placement.candidates.model import (
@@ -151,7 +151,10 @@ def provider_rows(
     """
     if not (group.amounts or group.traits.required or group.aggregates.member_of):
         return []
-    query = _provider_query(group, window and window.form, sharing_trait, summed)
+    counted = conn.dialect.name == "postgresql" and not summed.intersection(
+        class_id for class_id, _ in group.amounts
+    )
+    query = _provider_query(group, window and window.form, sharing_trait, summed, counted)
     found = conn.execute(query, window_bounds(window) if window else {}).all()
     class_ids = [class_id for class_id, _ in group.amounts]
     if not summed.intersection(class_ids):
@@ -180,14 +183,29 @@ def provider_rows(
 
 @lru_cache(maxsize=256)
 def _provider_query(
-    group: ResolvedGroup, window: Window | None, sharing_trait: int | None, summed: frozenset[int]
+    group: ResolvedGroup,
+    window: Window | None,
+    sharing_trait: int | None,
+    summed: frozenset[int],
+    counted: bool = False,
 ) -> sqlalchemy.Select:
     """The statement of :func:`provider_rows`, built once per request shape
-    (building costs as much as running it over a thousand providers)."""
+    (building costs as much as running it over a thousand providers).
+
+    Each class's inventory is joined (its room is read for ``summed``
+    classes) or, ``counted``, checked by one subquery counting the
+    provider's inventories that fit: PostgreSQL, once it has statistics,
+    spends milliseconds planning a join of an inventory per class and then
+    drives it from the inventories of the whole deployment; the count keeps
+    it on the window's providers, a third of the cost. MariaDB and SQLite
+    run the joins faster.
+    """
     columns: list = [_RP.c.id, _RP.c.root_provider_id]
     source: sqlalchemy.FromClause = _RP
     conditions = [*has_traits(_RP.c.id, group.traits), *in_aggregates(_RP.c.id, group.aggregates)]
-    for index, (class_id, amount) in enumerate(group.amounts):
+    if counted:
+        conditions += _all_fit(group.amounts)
+    for index, (class_id, amount) in enumerate([] if counted else group.amounts):
         inv = _INV.alias(f"inv{index}")
         taken = used(_RP.c.id, class_id)
         source = source.join(
@@ -209,6 +227,30 @@ def _provider_query(
         .order_by(_RP.c.root_provider_id, _RP.c.id),
         window,
     )
+
+
+def _all_fit(amounts: tuple[tuple[int, int], ...]) -> list:
+    """The provider has an inventory of each class that ``amounts`` fit."""
+    if not amounts:
+        return []
+    inv = _INV.alias("inv")
+    taken = used(inv.c.resource_provider_id, inv.c.resource_class_id)
+    fitting = (
+        select(func.count())
+        .select_from(inv)
+        .where(
+            inv.c.resource_provider_id == _RP.c.id,
+            inv.c.resource_class_id.in_([class_id for class_id, _ in amounts]),
+            or_(
+                *(
+                    and_(inv.c.resource_class_id == class_id, *fits(inv, taken, amount))
+                    for class_id, amount in amounts
+                )
+            ),
+        )
+        .scalar_subquery()
+    )
+    return [fitting == len(amounts)]
 
 
 # --- the unsuffixed group: a tree serves it collectively -------------------------

@@ -16,7 +16,7 @@ from json.encoder import encode_basestring_ascii
 from typing import Any
 
 import sqlalchemy
-from sqlalchemy import String, bindparam, cast, func, select
+from sqlalchemy import ARRAY, Integer, String, any_, bindparam, cast, func, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.compiler import SQLCompiler
@@ -65,16 +65,25 @@ def _float_text_sqlite(element: _FloatText, compiler: SQLCompiler, **kw: Any) ->
     return f"printf('%!.17g', {compiler.process(element.value, **kw)})"
 
 
-def _statements(column: ColumnElement[int]) -> tuple[sqlalchemy.Select, sqlalchemy.Select]:
+def _statements(
+    column: ColumnElement[int], *, array: bool
+) -> tuple[sqlalchemy.Select, sqlalchemy.Select]:
     """The reads of the providers whose ``column`` is in ``:ids``, built once
-    (SQLAlchemy then reuses their compiled form): each provider with its
+    (SQLAlchemy then reuses their compiled form). With ``array`` (PostgreSQL)
+    the ids are bound as one array (``= ANY``): an ``IN`` list of a parameter
+    per id costs more to render, send and parse than the rows it selects.
+    Each provider with its
     inventories, and the traits of those that have some, one row per
     provider, the items folded into one text column (``,`` between items,
     their fields split by blanks: class and trait names have neither).
     A row per inventory and per trait costs several times more to fetch
     and convert, mostly in the driver.
     """
-    wanted = column.in_(bindparam("ids", expanding=True))
+    wanted = (
+        column == any_(bindparam("ids", type_=ARRAY(Integer)))
+        if array
+        else column.in_(bindparam("ids", expanding=True))
+    )
     inventory: ColumnElement[str] = _RC.c.name
     for part in (
         cast(_INV.c.total, String),
@@ -109,18 +118,20 @@ def _statements(column: ColumnElement[int]) -> tuple[sqlalchemy.Select, sqlalche
     )
 
 
-_BY_ROOT = _statements(_RP.c.root_provider_id)
-_BY_ID = _statements(_RP.c.id)
+#: Keyed by whether the database takes an array parameter (PostgreSQL).
+_BY_ROOT = {array: _statements(_RP.c.root_provider_id, array=array) for array in (False, True)}
+_BY_ID = {array: _statements(_RP.c.id, array=array) for array in (False, True)}
 
 
 def load(conn: Connection, roots: Iterable[int], extra: Iterable[int] = ()) -> Trees:
     """The trees rooted at ``roots``, plus the single providers ``extra``."""
     trees = Trees()
+    array = conn.dialect.name == "postgresql"
     for chunk in chunks(set(roots), CHUNK):
-        _load(conn, trees, _BY_ROOT, chunk)
+        _load(conn, trees, _BY_ROOT[array], chunk)
     missing = set(extra) - set(trees.providers)
     for chunk in chunks(missing, CHUNK):
-        _load(conn, trees, _BY_ID, chunk)
+        _load(conn, trees, _BY_ID[array], chunk)
     return trees
 
 

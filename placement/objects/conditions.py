@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import TypeVar
 
 import sqlalchemy
-from sqlalchemy import func, literal, select
+from sqlalchemy import bindparam, func, literal, select
 from sqlalchemy.engine import Connection
 
 from placement.db import tables
@@ -108,16 +108,19 @@ def trait_ids(conn: Connection, wanted: TraitFilter[str], *, message: str) -> Tr
     )
 
 
+_AGG = tables.placement_aggregates
+_AGGREGATES_BY_UUID = select(_AGG.c.uuid, _AGG.c.id).where(
+    _AGG.c.uuid.in_(bindparam("uuids", expanding=True))
+)
+
+
 def aggregate_ids(conn: Connection, wanted: AggregateFilter[str]) -> AggregateFilter[int]:
     """Ids of the aggregates that exist; a ``member_of`` set of only unknown
     ones becomes empty (and can be met by nobody)."""
     uuids = set().union(*wanted.member_of, wanted.forbidden)
     if not uuids:
         return AggregateFilter()
-    agg = tables.placement_aggregates
-    ids = dict(
-        conn.execute(select(agg.c.uuid, agg.c.id).where(agg.c.uuid.in_(sorted(uuids)))).all()
-    )
+    ids = dict(conn.execute(_AGGREGATES_BY_UUID, {"uuids": sorted(uuids)}).all())
     return AggregateFilter(
         tuple(frozenset(ids[u] for u in any_of if u in ids) for any_of in wanted.member_of),
         frozenset(ids[u] for u in wanted.forbidden if u in ids),

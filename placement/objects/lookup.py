@@ -7,9 +7,10 @@ on every backend, whatever the column's collation lets ``IN`` match.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import cache
 
 import sqlalchemy
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.engine import Connection
 
 from placement.objects import exceptions
@@ -17,6 +18,14 @@ from placement.objects import exceptions
 #: Names asked in one query: a body may list tens of thousands, more than a
 #: statement may bind (SQLite allows 32,766 parameters, PostgreSQL 65,535).
 _BATCH = 1000
+
+
+@cache
+def _by_name(table: sqlalchemy.Table) -> sqlalchemy.Select:
+    """The read of ``table``'s rows named ``:names``, built once per table
+    (SQLAlchemy then reuses its compiled form; building it per call costs
+    more than running it)."""
+    return select(table).where(table.c.name.in_(bindparam("names", expanding=True)))
 
 
 def rows_by_name(
@@ -37,9 +46,7 @@ def rows_by_name(
     found: dict[str, sqlalchemy.Row] = {}
     for start in range(0, len(wanted), _BATCH):
         batch = wanted[start : start + _BATCH]
-        found.update(
-            (row.name, row) for row in conn.execute(select(table).where(table.c.name.in_(batch)))
-        )
+        found.update((row.name, row) for row in conn.execute(_by_name(table), {"names": batch}))
     missing = [name for name in wanted if name not in found]
     if missing:
         raise error(message.format(names=", ".join(missing), name=missing[0]), tuple(missing))
