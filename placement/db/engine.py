@@ -20,8 +20,8 @@ SQLite
 MySQL / MariaDB
     ``utf8mb4`` unless the URL names a charset, the configured session
     ``sql_mode`` and a large ``group_concat_max_len`` on every new
-    connection, ``pool_pre_ping`` and recycling so connections killed by
-    ``wait_timeout`` are not handed out.
+    connection, a ping of idle connections (see *Outages*) and recycling so
+    connections killed by ``wait_timeout`` are not handed out.
     The isolation level is ``READ COMMITTED``: it matches PostgreSQL's
     default so both behave the same; our writes rely on compare-and-swap
     ``UPDATE ... WHERE generation = :g`` rather than on snapshot reads; a
@@ -37,11 +37,18 @@ PostgreSQL
     own default already does for MySQL.
 
 Outages
-    ``pool_pre_ping`` (both servers) tests each pooled connection as it is
-    checked out and reconnects when the server restarted, so a process
-    recovers by itself once its database is back; while it is down, the
-    failed connects raise at once (refused) or after the connect timeout,
-    and the API answers 503 (see :func:`placement.db.is_unavailable_db_error`).
+    A pooled connection that has been idle for :data:`PING_AFTER_IDLE`
+    seconds or more is pinged as it is checked out (both servers) and
+    replaced when the server restarted, so a process recovers by itself once
+    its database is back; while it is down, the failed connects raise at
+    once (refused) or after the connect timeout, and the API answers 503
+    (see :func:`placement.db.is_unavailable_db_error`). A connection back in
+    the pool for less than that is not pinged: under load that is every
+    checkout, and the ping was a round trip per request (SQLAlchemy's
+    ``pool_pre_ping`` pings every time). If the server restarted within
+    that second, the first statement on such a connection fails as
+    disconnected, SQLAlchemy then discards every older pooled connection,
+    and the transaction runs again on a new one (writers) or is answered 503.
 """
 
 from __future__ import annotations
@@ -69,6 +76,9 @@ _MYSQL_ISOLATION = "READ COMMITTED"
 
 #: Seconds a PostgreSQL connect may take before it fails (PyMySQL's default).
 PG_CONNECT_TIMEOUT = 10
+
+#: Seconds a pooled connection may sit idle and still be handed out unpinged.
+PING_AFTER_IDLE = 1.0
 
 
 def create_engine(conf: Any, url: str | None = None) -> Engine:
@@ -144,7 +154,7 @@ def engine_from_url(
             pool_timeout,
         )
     else:
-        kwargs.update(pool_pre_ping=True, pool_recycle=pool_recycle)
+        kwargs.update(pool_recycle=pool_recycle)
         _pool_kwargs(kwargs, pool_size, max_overflow, pool_timeout)
         if backend in ("mysql", "mariadb"):
             if "charset" not in url.query:
@@ -156,7 +166,33 @@ def engine_from_url(
             if "connect_timeout" not in url.query:
                 kwargs["connect_args"] = {"connect_timeout": PG_CONNECT_TIMEOUT}
             engine = sqlalchemy.create_engine(url, **kwargs)
+        _ping_when_idle(engine)
     return engine
+
+
+def _ping_when_idle(engine: Engine) -> None:
+    """Ping a connection at checkout if it sat in the pool for
+    :data:`PING_AFTER_IDLE` seconds or more (see *Outages* above)."""
+
+    @event.listens_for(engine.pool, "checkin")
+    def _checked_in(_dbapi_connection: Any, record: Any) -> None:
+        if record is not None:
+            record.info["placement_idle_since"] = time.monotonic()
+
+    @event.listens_for(engine.pool, "checkout")
+    def _checked_out(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+        since = record.info.get("placement_idle_since")
+        if since is not None and time.monotonic() - since < PING_AFTER_IDLE:
+            return
+        try:
+            alive = engine.dialect.do_ping(dbapi_connection)
+        except engine.dialect.loaded_dbapi.Error as error:
+            if not engine.dialect.is_disconnect(error, dbapi_connection, None):
+                raise
+            alive = False
+        if not alive:
+            # The pool drops this connection and checks out another.
+            raise sqlalchemy.exc.DisconnectionError()
 
 
 def _pool_kwargs(

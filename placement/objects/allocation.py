@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple, TypeVar
 
 import sqlalchemy
-from sqlalchemy import case, delete, func, insert, select
+from sqlalchemy import bindparam, case, delete, func, insert, select
 from sqlalchemy.engine import Connection, Engine
 
 from placement import db, metrics
@@ -366,6 +366,12 @@ def write(
     apply(conn, writes, owners, consumers, named_providers(conn, writes))
 
 
+_DELETE_HELD = delete(_ALLOC).where(
+    _ALLOC.c.consumer_id.in_(bindparam("consumers", expanding=True))
+)
+_INSERT = insert(_ALLOC)
+
+
 def apply(
     conn: Connection,
     writes: list[ConsumerWrite],
@@ -387,7 +393,7 @@ def apply(
     # those reads moves a generation and makes the final swap fail.
     _check(conn, items, {w.uuid for w in writes})
 
-    conn.execute(delete(_ALLOC).where(_ALLOC.c.consumer_id.in_([w.uuid for w in writes])))
+    conn.execute(_DELETE_HELD, {"consumers": [w.uuid for w in writes]})
     now = tables.utcnow()
     rows = [
         {
@@ -401,7 +407,7 @@ def apply(
         if i.amount
     ]
     if rows:
-        conn.execute(insert(_ALLOC), rows)
+        conn.execute(_INSERT, rows)
 
     visited = {i.consumer for i in items}
     for consumer in consumers:
@@ -489,6 +495,19 @@ class LockedProvider(NamedTuple):
     generation: int
 
 
+def _locking(which: sqlalchemy.ColumnElement[bool]) -> sqlalchemy.Select:
+    return (
+        select(_RP.c.id, _RP.c.uuid, _RP.c.generation)
+        .where(which)
+        .order_by(_RP.c.id)
+        .with_for_update()
+    )
+
+
+#: :func:`lock_named`'s statement, built once (a claim runs it every time).
+_LOCK_NAMED = _locking(_RP.c.uuid.in_(bindparam("uuids", expanding=True)))
+
+
 def lock_providers(conn: Connection, which: sqlalchemy.ColumnElement[bool]) -> list[LockedProvider]:
     """Row-lock the providers matching ``which``, in id order, until commit.
 
@@ -496,22 +515,19 @@ def lock_providers(conn: Connection, which: sqlalchemy.ColumnElement[bool]) -> l
     doing the work and all but one losing the final compare-and-swap.
     SQLite has no row locks and needs none: its writers are serialized.
     """
-    return [
-        LockedProvider(*row)
-        for row in conn.execute(
-            select(_RP.c.id, _RP.c.uuid, _RP.c.generation)
-            .where(which)
-            .order_by(_RP.c.id)
-            .with_for_update()
-        )
-    ]
+    return [LockedProvider(*row) for row in conn.execute(_locking(which))]
+
+
+def lock_named(conn: Connection, uuids: list[str]) -> list[LockedProvider]:
+    """:func:`lock_providers` of the providers whose uuid is one of ``uuids``."""
+    return [LockedProvider(*row) for row in conn.execute(_LOCK_NAMED, {"uuids": uuids})]
 
 
 def named_providers(conn: Connection, writes: list[ConsumerWrite]) -> dict[str, LockedProvider]:
     """The providers the writes allocate on, locked; the first missing one is refused."""
     wanted = list(dict.fromkeys(u for w in writes for u in w.allocations))
     # Exact matches only (MySQL's collation would let an upper-case uuid in).
-    found = {p.uuid: p for p in lock_providers(conn, _RP.c.uuid.in_(wanted)) if p.uuid in wanted}
+    found = {p.uuid: p for p in lock_named(conn, wanted) if p.uuid in wanted}
     for uuid in wanted:
         if uuid not in found:
             raise exceptions.UnknownAllocationProvider(uuid)
@@ -634,23 +650,34 @@ def _inventories_and_usage(
 ) -> dict[tuple[int, int], sqlalchemy.Row]:
     """(provider, class) → its inventory, with ``used`` (now, by everyone;
     None when nothing is allocated) and ``ours`` (by ``consumers``), in one read."""
+    rows = conn.execute(
+        _INVENTORIES_AND_USAGE,
+        {"providers": list(provider_ids), "classes": list(class_ids), "consumers": list(consumers)},
+    )
+    return {(row.resource_provider_id, row.resource_class_id): row for row in rows}
+
+
+def _inventories_and_usage_query() -> sqlalchemy.Select:
     inv = tables.inventories
-    ours = func.sum(case((_ALLOC.c.consumer_id.in_(consumers), _ALLOC.c.used), else_=0))
+    providers = bindparam("providers", expanding=True)
+    classes = bindparam("classes", expanding=True)
+    consumers = bindparam("consumers", expanding=True)
     usage = (
         select(
             _ALLOC.c.resource_provider_id,
             _ALLOC.c.resource_class_id,
             func.sum(_ALLOC.c.used).label("used"),
-            ours.label("ours"),
+            func.sum(case((_ALLOC.c.consumer_id.in_(consumers), _ALLOC.c.used), else_=0)).label(
+                "ours"
+            ),
         )
         .where(
-            _ALLOC.c.resource_provider_id.in_(provider_ids),
-            _ALLOC.c.resource_class_id.in_(class_ids),
+            _ALLOC.c.resource_provider_id.in_(providers), _ALLOC.c.resource_class_id.in_(classes)
         )
         .group_by(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id)
         .subquery()
     )
-    rows = conn.execute(
+    return (
         select(
             inv.c.resource_provider_id,
             inv.c.resource_class_id,
@@ -670,6 +697,8 @@ def _inventories_and_usage(
                 & (usage.c.resource_class_id == inv.c.resource_class_id),
             )
         )
-        .where(inv.c.resource_provider_id.in_(provider_ids), inv.c.resource_class_id.in_(class_ids))
+        .where(inv.c.resource_provider_id.in_(providers), inv.c.resource_class_id.in_(classes))
     )
-    return {(row.resource_provider_id, row.resource_class_id): row for row in rows}
+
+
+_INVENTORIES_AND_USAGE = _inventories_and_usage_query()

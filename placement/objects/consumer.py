@@ -138,6 +138,9 @@ def get_by_uuids(conn: Connection, uuids: Iterable[str]) -> dict[str, Consumer]:
     return {row.uuid: Consumer(**row._mapping) for row in rows}
 
 
+_INSERT = insert(_CONSUMERS)
+
+
 def create(
     conn: Connection,
     uuid: str,
@@ -160,15 +163,16 @@ def create(
     now = tables.utcnow()
     new_id = inserted_id(
         conn.execute(
-            insert(_CONSUMERS).values(
-                uuid=uuid,
-                project_id=project_id,
-                user_id=user_id,
-                generation=generation,
-                consumer_type_id=consumer_type_id,
-                created_at=now,
-                updated_at=now if generation else None,
-            )
+            _INSERT,
+            {
+                "uuid": uuid,
+                "project_id": project_id,
+                "user_id": user_id,
+                "generation": generation,
+                "consumer_type_id": consumer_type_id,
+                "created_at": now,
+                "updated_at": now if generation else None,
+            },
         )
     )
     return Consumer(new_id, uuid, project_id, user_id, generation, consumer_type_id, fresh=True)

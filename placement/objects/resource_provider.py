@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 import sqlalchemy
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import Integer, bindparam, delete, insert, select, update
 from sqlalchemy.engine import Connection, Engine
 
 from placement import db, filters, metrics
@@ -118,6 +118,13 @@ def find(engine: Engine, uuid: str) -> Provider | None:
         return get_by_uuid(conn, uuid)
 
 
+_INCREMENT_GENERATION = (
+    update(_RP)
+    .where(_RP.c.id == bindparam("provider"), _RP.c.generation == bindparam("expected"))
+    .values(generation=bindparam("expected", type_=Integer) + 1)
+)
+
+
 def increment_generation(conn: Connection, provider_id: int, expected_generation: int) -> int:
     """Compare-and-swap the generation from ``expected_generation`` to +1.
 
@@ -128,9 +135,7 @@ def increment_generation(conn: Connection, provider_id: int, expected_generation
     writers of the same provider.
     """
     result = conn.execute(
-        update(_RP)
-        .where(_RP.c.id == provider_id, _RP.c.generation == expected_generation)
-        .values(generation=expected_generation + 1)
+        _INCREMENT_GENERATION, {"provider": provider_id, "expected": expected_generation}
     )
     if result.rowcount != 1:
         metrics.generation_conflict("resource_provider")
