@@ -32,7 +32,6 @@ from dataclasses import dataclass
 from itertools import islice
 
 from oslo_config import cfg
-from sqlalchemy import func, select
 from sqlalchemy.engine import Connection, Engine
 
 from placement import metrics
@@ -225,7 +224,7 @@ def _stream(
     search = Search(plan.specs, plan.rules)
     shared = [slots.sharing_rows(conn, group, plan) for group in plan.groups]
     seen: set[tuple] = set()
-    for window in windows(conn, plan.root_traits, windowed):
+    for window in windows(plan, windowed):
         options = slots.gather(conn, plan, window, shared)
         if options is None:
             continue
@@ -243,7 +242,7 @@ def _one_per_provider(conn: Connection, plan: Plan, windowed: bool) -> Iterator[
     combine (one anchor, one option, whichever the strategy)."""
     group = plan.groups[0]
     amounts = sorted(group.amounts)
-    for window in windows(conn, plan.root_traits, windowed):
+    for window in windows(plan, windowed):
         for row in query.provider_rows(conn, group, window=window):
             provider = row.provider
             yield Candidate(
@@ -253,25 +252,18 @@ def _one_per_provider(conn: Connection, plan: Plan, windowed: bool) -> Iterator[
             )
 
 
-_RP = tables.resource_providers
-#: Two subqueries: each is one index probe, where min and max together would
-#: make some databases scan.
-_ID_RANGE = select(
-    select(func.min(_RP.c.id)).scalar_subquery(), select(func.max(_RP.c.id)).scalar_subquery()
-)
-
-
-def windows(conn: Connection, root_traits: TraitIds, windowed: bool) -> Iterator[Window]:
-    """Windows of root ids, growing, or (not ``windowed``) one whole window."""
-    low, high = conn.execute(_ID_RANGE).one()
-    if low is None:
+def windows(plan: Plan, windowed: bool) -> Iterator[Window]:
+    """Windows of root ids, growing, or (not ``windowed``) one whole window,
+    over the provider ids the plan's shape saw."""
+    low, high = plan.shape.ids
+    if low is None or high is None:
         return
     if not windowed:
-        yield Window(low, high, root_traits, whole=True)
+        yield Window(low, high, plan.root_traits, whole=True)
         return
     size = FIRST_WINDOW
     while low <= high:
-        yield Window(low, low + size - 1, root_traits)
+        yield Window(low, low + size - 1, plan.root_traits)
         low += size
         size *= 4
 

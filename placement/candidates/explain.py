@@ -171,7 +171,7 @@ def _trees(
     groups: tuple[RequestGroup, ...],
     qualified: dict[int, bool],
 ) -> list[Explanation]:
-    window = next(pipeline.windows(conn, plan.root_traits, windowed=False), None)
+    window = next(pipeline.windows(plan, windowed=False), None)
     if window is None:
         return []
     shared = [slots.sharing_rows(conn, group, plan) for group in plan.groups]

@@ -66,6 +66,8 @@ class Shape:
     nested: bool
     #: The id of the trait that marks sharing providers.
     sharing_trait: int = 0
+    #: The lowest and highest provider id (None, None: no provider at all).
+    ids: tuple[int | None, int | None] = (None, None)
 
     @property
     def flat(self) -> bool:

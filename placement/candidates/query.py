@@ -68,17 +68,28 @@ def _shape_query() -> sqlalchemy.Select:
     )
     sharing = select(_RPT.c.resource_provider_id).where(_RPT.c.trait_id == trait_id).exists()
     nested = select(_RP.c.id).where(_RP.c.parent_provider_id.is_not(None)).exists()
-    return select(trait_id.label("trait"), sharing.label("sharing"), nested.label("nested"))
+    # Two subqueries: each is one index probe, where min and max together
+    # would make some databases scan.
+    low = select(func.min(_RP.c.id)).scalar_subquery()
+    high = select(func.max(_RP.c.id)).scalar_subquery()
+    return select(
+        trait_id.label("trait"),
+        sharing.label("sharing"),
+        nested.label("nested"),
+        low.label("low"),
+        high.label("high"),
+    )
 
 
 _SHAPE = _shape_query()
 
 
 def shape(conn: Connection) -> Shape:
-    """Whether some provider shares, whether some provider has a parent, and
-    the sharing trait's id (one query: it runs for every request)."""
+    """Whether some provider shares, whether some provider has a parent, the
+    sharing trait's id and the range of provider ids (one query: it runs for
+    every request)."""
     found = conn.execute(_SHAPE).one()
-    return Shape(bool(found.sharing), bool(found.nested), found.trait)
+    return Shape(bool(found.sharing), bool(found.nested), found.trait, (found.low, found.high))
 
 
 # --- building blocks -----------------------------------------------------------

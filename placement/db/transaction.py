@@ -84,8 +84,16 @@ def writer(engine: Engine) -> Iterator[Connection]:
 
 @contextmanager
 def reader(engine: Engine) -> Iterator[Connection]:
-    """A connection in a transaction meant only for reading (deferred ``BEGIN``)."""
-    with _transaction(engine, "DEFERRED") as conn:
+    """A connection in a transaction meant only for reading (deferred ``BEGIN``).
+
+    On PostgreSQL the reads run in autocommit instead: at READ COMMITTED
+    (its default, and MariaDB's here, see ``engine.py``) each statement of
+    a transaction reads its own snapshot anyway, so a reader's ``BEGIN`` and
+    ``ROLLBACK`` were two round trips that bought nothing. (Switching
+    costs nothing there; PyMySQL would send ``SET AUTOCOMMIT`` both ways.)
+    Nothing may lock rows in a reader: a lock would not outlive its statement.
+    """
+    with _transaction(engine, "DEFERRED", autocommit=engine.dialect.name == "postgresql") as conn:
         yield conn
 
 
@@ -100,9 +108,13 @@ class CommitInDoubt(sqlalchemy.exc.OperationalError):
 
 
 @contextmanager
-def _transaction(engine: Engine, sqlite_begin: str) -> Iterator[Connection]:
+def _transaction(
+    engine: Engine, sqlite_begin: str, *, autocommit: bool = False
+) -> Iterator[Connection]:
     with engine.connect() as conn:
         conn.execution_options(**{SQLITE_BEGIN_OPTION: sqlite_begin})
+        if autocommit:
+            conn.execution_options(isolation_level="AUTOCOMMIT")
         transaction = conn.begin()
         with transaction:
             yield conn

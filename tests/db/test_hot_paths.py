@@ -7,6 +7,9 @@ backend, through the whole application:
 * a scheduler's claim (``PUT /allocations/{new consumer}`` with
   ``consumer_generation: null`` and owners that exist) is one checkout and
   one transaction of a fixed number of statements;
+* a flat candidates query is one checkout and a fixed number of
+  statements, outside any transaction on PostgreSQL (autocommit: no
+  ``BEGIN`` and ``ROLLBACK`` round trips);
 * every statement of a claim and of candidates queries (flat, nested, with
   and without ``limit``) has a cache key.
 """
@@ -25,6 +28,11 @@ from sqlalchemy.engine.interfaces import CacheStats
 
 from tests import apiclient
 
+#: A flat candidates query's statements: the deployment's shape and id
+#: range, the trait's id, the providers that fit, their summaries
+#: (inventories, traits).
+FLAT_CANDIDATES_STATEMENTS = 5
+
 #: A claim's statements: owner ids, consumer insert, provider lock,
 #: inventories with usage, allocations delete, allocations insert,
 #: provider generation swap. BEGIN, COMMIT and the pool's ping are not
@@ -37,6 +45,7 @@ class Tally:
     statements: list[str] = field(default_factory=list)
     uncached: list[str] = field(default_factory=list)
     checkouts: int = 0
+    isolation: set[str | None] = field(default_factory=set)
 
 
 @contextmanager
@@ -48,6 +57,7 @@ def tallied(engine: sqlalchemy.Engine) -> Iterator[Tally]:
         if not isinstance(context, DefaultExecutionContext) or context.compiled is None:
             return  # the dialect's own (pings, BEGIN on SQLite)
         tally.statements.append(statement)
+        tally.isolation.add(conn.get_execution_options().get("isolation_level"))
         if context.cache_hit is CacheStats.NO_CACHE_KEY:
             tally.uncached.append(statement)
 
@@ -85,7 +95,23 @@ def test_a_claim_is_one_transaction_of_fixed_statements(api: apiclient.Api) -> N
         _claim(api, provider)
     assert tally.checkouts == 1
     assert len(tally.statements) == CLAIM_STATEMENTS, tally.statements
+    assert tally.isolation == {None}  # a transaction, on every backend
     assert api.usage(provider) == {"VCPU": 2, "MEMORY_MB": 128}
+
+
+def test_a_flat_candidates_query_is_a_fixed_number_of_statements(api: apiclient.Api) -> None:
+    provider = api.provider(VCPU={"total": 8}, MEMORY_MB={"total": 1024})
+    api.ok(
+        "PUT",
+        f"/resource_providers/{provider}/traits",
+        {"resource_provider_generation": api.generation(provider), "traits": ["HW_CPU_X86_AVX2"]},
+    )
+    with tallied(api.engine) as tally:
+        api.ok("GET", "/allocation_candidates?resources=VCPU:1&required=HW_CPU_X86_AVX2")
+    assert tally.checkouts == 1
+    assert len(tally.statements) == FLAT_CANDIDATES_STATEMENTS, tally.statements
+    expected = {"AUTOCOMMIT"} if api.backend == "postgresql" else {None}
+    assert tally.isolation == expected
 
 
 def test_a_claim_by_a_new_project_creates_it_and_still_claims(api: apiclient.Api) -> None:
