@@ -659,9 +659,9 @@ def _inventories_and_usage(
 
 def _inventories_and_usage_query() -> sqlalchemy.Select:
     inv = tables.inventories
-    providers = bindparam("providers", expanding=True)
-    classes = bindparam("classes", expanding=True)
-    consumers = bindparam("consumers", expanding=True)
+    providers: sqlalchemy.BindParameter[int] = bindparam("providers", expanding=True)
+    classes: sqlalchemy.BindParameter[int] = bindparam("classes", expanding=True)
+    consumers: sqlalchemy.BindParameter[str] = bindparam("consumers", expanding=True)
     usage = (
         select(
             _ALLOC.c.resource_provider_id,
