@@ -304,6 +304,10 @@ def existing_owners(conn: Connection, writes: Iterable[ConsumerWrite]) -> dict[s
     return owners
 
 
+class _NotNew(Exception):
+    """A consumer the client called new (generation null) exists after all."""
+
+
 def replace(engine: Engine, writes: list[ConsumerWrite], *, attempts: int) -> None:
     """Replace the allocations of every consumer in ``writes``, all or nothing.
 
@@ -311,16 +315,24 @@ def replace(engine: Engine, writes: list[ConsumerWrite], *, attempts: int) -> No
     transaction (one connection, one transaction per claim); the first use
     of a project, user or type creates it first, in a transaction of its own.
     The first attempt inserts consumers the client says are new (generation
-    null) without looking for them first; a duplicate sends the attempt
-    round again, which then looks.
+    null) without looking for them first; if one exists after all, the
+    write starts again reading first, and that first attempt does not count
+    against ``attempts`` (it lost no race).
     """
     first = [True]
 
     def attempt(conn: Connection, owners: dict[str, Owner] | None = None) -> None:
         optimistic, first[0] = first[0], False
-        write(conn, writes, owners or existing_owners(conn, writes), optimistic=optimistic)
+        try:
+            write(conn, writes, owners or existing_owners(conn, writes), optimistic=optimistic)
+        except _ConsumerCreateRace:
+            if optimistic:
+                raise _NotNew() from None
+            raise
 
     try:
+        retry_on_conflict(engine, attempt, attempts=attempts)
+    except _NotNew:
         retry_on_conflict(engine, attempt, attempts=attempts)
     except _UnknownOwner:
         owners = resolve_owners(engine, writes)

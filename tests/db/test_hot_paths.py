@@ -26,7 +26,7 @@ from sqlalchemy import event
 from sqlalchemy.engine.default import DefaultExecutionContext
 from sqlalchemy.engine.interfaces import CacheStats
 
-from tests import apiclient
+from tests import apiclient, rig
 
 #: A flat candidates query's statements: the deployment's shape and id
 #: range, the trait's id, the providers that fit, their summaries
@@ -146,3 +146,25 @@ def test_hot_statements_are_cacheable(api: apiclient.Api) -> None:
                 api.ok("GET", f"/allocation_candidates?{query}", version=version)
     assert tally.statements
     assert tally.uncached == []
+
+
+def test_null_generation_for_an_existing_consumer_is_a_generation_conflict(backend: str) -> None:
+    """The claim's unread insert of a "new" consumer that exists after all
+    costs no retry of ``allocation_conflict_retry_count``: with a single
+    attempt allowed, the answer is still the consumer generation conflict."""
+    with rig.placement_app(backend, placement={"allocation_conflict_retry_count": 1}) as (app, conf):
+        api = apiclient.Api(app, conf, backend)
+        provider = api.provider(VCPU={"total": 8}, MEMORY_MB={"total": 1024})
+        consumer = str(uuid.uuid4())
+        body = {
+            "allocations": {provider: {"resources": {"VCPU": 1, "MEMORY_MB": 64}}},
+            "project_id": "p",
+            "user_id": "u",
+            "consumer_generation": None,
+        }
+        api.ok("PUT", f"/allocations/{consumer}", body, version="1.28")
+        again = api.put(f"/allocations/{consumer}", json=body, version="1.28")
+        assert again.status_code == 409
+        detail = again.json()["errors"][0]["detail"]
+        assert "consumer generation conflict - expected 1 but got None" in detail, detail
+        assert api.usage(provider) == {"VCPU": 1, "MEMORY_MB": 64}
