@@ -152,7 +152,10 @@ def test_null_generation_for_an_existing_consumer_is_a_generation_conflict(backe
     """The claim's unread insert of a "new" consumer that exists after all
     costs no retry of ``allocation_conflict_retry_count``: with a single
     attempt allowed, the answer is still the consumer generation conflict."""
-    with rig.placement_app(backend, placement={"allocation_conflict_retry_count": 1}) as (app, conf):
+    with rig.placement_app(backend, placement={"allocation_conflict_retry_count": 1}) as (
+        app,
+        conf,
+    ):
         api = apiclient.Api(app, conf, backend)
         provider = api.provider(VCPU={"total": 8}, MEMORY_MB={"total": 1024})
         consumer = str(uuid.uuid4())
