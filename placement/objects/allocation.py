@@ -319,10 +319,11 @@ def replace(engine: Engine, writes: list[ConsumerWrite], *, attempts: int) -> No
     write starts again reading first, and that first attempt does not count
     against ``attempts`` (it lost no race).
     """
-    first = [True]
+    first = True
 
     def attempt(conn: Connection, owners: dict[str, Owner] | None = None) -> None:
-        optimistic, first[0] = first[0], False
+        nonlocal first
+        optimistic, first = first, False
         try:
             write(conn, writes, owners or existing_owners(conn, writes), optimistic=optimistic)
         except _ConsumerCreateRace:

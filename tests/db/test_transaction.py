@@ -355,14 +355,49 @@ def test_lost_connection_is_retried(counter_engine, backend, admin):
 
 def _kill_own_connection(admin, conn, backend):
     """Have the server end ``conn``'s session, from another connection."""
-    if backend == "mysql":
-        own = conn.exec_driver_sql("SELECT CONNECTION_ID()").scalar()
-        kill = f"KILL {int(own)}"
-    else:
-        own = conn.exec_driver_sql("SELECT pg_backend_pid()").scalar()
-        kill = f"SELECT pg_terminate_backend({int(own)})"
+    _end_session(admin, backend, _session_id(conn, backend))
+
+
+def _session_id(conn, backend) -> int:
+    query = "SELECT CONNECTION_ID()" if backend == "mysql" else "SELECT pg_backend_pid()"
+    return int(conn.exec_driver_sql(query).scalar())
+
+
+def _end_session(admin, backend, own: int) -> None:
+    kill = f"KILL {own}" if backend == "mysql" else f"SELECT pg_terminate_backend({own})"
     with admin.connect() as other:
         other.exec_driver_sql(kill)
+
+
+def _pooled_then_ended(engine, admin, backend) -> None:
+    """Return a connection to ``engine``'s pool, then have the server end it."""
+    with engine.connect() as conn:
+        own = _session_id(conn, backend)
+        conn.rollback()
+    _end_session(admin, backend, own)
+
+
+def test_an_idle_pooled_connection_the_server_ended_is_replaced(
+    counter_engine, backend, admin, monkeypatch
+):
+    """Idle past PING_AFTER_IDLE: pinged at checkout, found dead, replaced."""
+    monkeypatch.setattr(db_engine, "PING_AFTER_IDLE", 0.0)
+    _pooled_then_ended(counter_engine, admin, backend)
+    # The pool holds the dead connection; the ping finds it, a new one answers.
+    with counter_engine.connect() as conn:
+        assert conn.exec_driver_sql("SELECT 1").scalar() == 1
+
+
+def test_a_just_returned_connection_is_not_pinged(counter_engine, backend, admin, monkeypatch):
+    """Back in the pool for less than PING_AFTER_IDLE: handed out as it is
+    (no ping round trip), so a server-side end shows at the first statement."""
+    monkeypatch.setattr(db_engine, "PING_AFTER_IDLE", 3600.0)
+    _pooled_then_ended(counter_engine, admin, backend)
+    with counter_engine.connect() as conn, pytest.raises(sa.exc.DBAPIError) as caught:
+        conn.exec_driver_sql("SELECT 1")
+    assert caught.value.connection_invalidated
+    with counter_engine.connect() as conn:  # the pool let the dead one go
+        assert conn.exec_driver_sql("SELECT 1").scalar() == 1
 
 
 def test_is_retryable_on_bare_driver_errors():
