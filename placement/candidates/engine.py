@@ -35,7 +35,7 @@ from oslo_config import cfg
 from sqlalchemy.engine import Connection, Engine
 
 from placement import metrics
-from placement.candidates import output, query, resolve, slots, summaries
+from placement.candidates import known, output, query, resolve, slots, summaries
 from placement.candidates.combine import Search
 from placement.candidates.model import (
     STOP_EARLIER,
@@ -118,7 +118,7 @@ def _find(engine: Engine, request: CandidateRequest, settings: Settings) -> byte
             return output.EMPTY
         roots = set().union(*(candidate.roots for candidate in kept))
         mapped = {p for candidate in kept for _, providers in candidate.mappings for p in providers}
-        trees = summaries.load(conn, roots, mapped)
+        trees = summaries.load(conn, known.of(engine), roots, mapped)
     if used_by_tree is None:
         shown = {p for p, provider in trees.providers.items() if provider.root in roots}
     else:

@@ -319,8 +319,8 @@ class Provider:
         #: (class name, capacity, used) per inventory, in the order read
         #: (providers of one model may share these lists: never change them)
         self.resources: list[tuple[str, int, int]] = []
-        #: trait names, in trait id order
-        self.traits: list[str] = []
+        #: trait names, in trait id order (shared like ``resources``)
+        self.traits: tuple[str, ...] = ()
 
 
 @dataclass

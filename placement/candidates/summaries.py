@@ -1,7 +1,8 @@
 """``provider_summaries``: the providers of the answer's trees, per microversion.
 
 :func:`load` reads, for whole trees, each provider's uuids, capacity and
-usage per class and trait names; :func:`text` writes them as the JSON text
+usage per class and trait names (capacity and traits from :mod:`known`
+while the provider's generation stands); :func:`text` writes them as the JSON text
 the requested microversion shows:
 
 * < 1.27 only the classes some group requested, from 1.27 every class;
@@ -16,21 +17,35 @@ from json.encoder import encode_basestring_ascii
 from typing import Any
 
 import sqlalchemy
-from sqlalchemy import ARRAY, Integer, String, any_, bindparam, cast, func, select
-from sqlalchemy.engine import Connection
+from sqlalchemy import (
+    ARRAY,
+    Integer,
+    String,
+    any_,
+    bindparam,
+    cast,
+    func,
+    literal_column,
+    select,
+    union_all,
+)
+from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.expression import ColumnElement
 from sqlalchemy.sql.visitors import InternalTraversal
+from sqlalchemy.types import TypeDecorator
 
 from placement import microversion as mv
+from placement.candidates.known import Details, Known
 from placement.candidates.model import Provider, Trees
 from placement.candidates.query import in_written_order
 from placement.candidates.trees import chunks
 from placement.db import tables
-from placement.objects.conditions import capacity, used
+from placement.objects.conditions import capacity
 
 _RP = tables.resource_providers
+_ALLOC = tables.allocations
 _INV = tables.inventories
 _RC = tables.resource_classes
 _RPT = tables.resource_provider_traits
@@ -65,108 +80,223 @@ def _float_text_sqlite(element: _FloatText, compiler: SQLCompiler, **kw: Any) ->
     return f"printf('%!.17g', {compiler.process(element.value, **kw)})"
 
 
+class _IdsText(TypeDecorator[list[int]]):
+    """A list of ids sent as one PostgreSQL array literal (``{1,2,3}``),
+    text the statement casts to ``integer[]``: the driver's own adaptation
+    of a list goes element by element in Python and took longer than
+    reading the rows it selects."""
+
+    impl = String
+    cache_ok = True
+
+    def process_bind_param(self, value: list[int] | None, dialect: Dialect) -> str | None:
+        return None if value is None else "{" + ",".join(map(str, value)) + "}"
+
+
+def _wanted(column: ColumnElement[int], name: str, *, array: bool) -> ColumnElement[bool]:
+    """``column`` is one of the ids bound as ``name``: one array parameter
+    on PostgreSQL (``= ANY``; an ``IN`` list of a parameter per id costs more
+    to render, send and parse than the rows it selects), an expanding ``IN``
+    elsewhere."""
+    if array:
+        return column == any_(cast(bindparam(name, type_=_IdsText()), ARRAY(Integer)))
+    return column.in_(bindparam(name, expanding=True))
+
+
 def _statements(
     column: ColumnElement[int], *, array: bool
-) -> tuple[sqlalchemy.Select, sqlalchemy.Select]:
-    """The reads of the providers whose ``column`` is in ``:ids``, built once
-    (SQLAlchemy then reuses their compiled form). With ``array`` (PostgreSQL)
-    the ids are bound as one array (``= ANY``): an ``IN`` list of a parameter
-    per id costs more to render, send and parse than the rows it selects.
-    Each provider with its
-    inventories, and the traits of those that have some, one row per
-    provider, the items folded into one text column (``,`` between items,
-    their fields split by blanks: class and trait names have neither).
-    A row per inventory and per trait costs several times more to fetch
-    and convert, mostly in the driver.
+) -> tuple[sqlalchemy.Select, sqlalchemy.CompoundSelect]:
+    """The two reads of the providers whose ``column`` is in ``:ids``, built
+    once (SQLAlchemy then reuses their compiled form).
+
+    The first reads the providers themselves, with their generations. The
+    second is one row per provider and kind (see :data:`USAGE` and the
+    others), the items folded into one text column (``,`` between items,
+    their fields split by blanks: class and trait names have neither; a row
+    per item costs several times more to fetch and convert, mostly in the
+    driver): the usage of each of those providers, then the inventories
+    (with the generation they were read at) and traits of the providers
+    ``:missing`` from :mod:`known`, and the names of the classes ``:classes``.
     """
-    wanted = (
-        column == any_(bindparam("ids", type_=ARRAY(Integer)))
-        if array
-        else column.in_(bindparam("ids", expanding=True))
-    )
-    inventory: ColumnElement[str] = _RC.c.name
-    for part in (
-        cast(_INV.c.total, String),
-        cast(_INV.c.reserved, String),
-        _FloatText(_INV.c.allocation_ratio),
-        cast(used(_INV.c.resource_provider_id, _INV.c.resource_class_id), String),
-    ):
-        inventory = inventory + " " + part
-    provider = (_RP.c.id, _RP.c.uuid, _RP.c.parent_provider_id, _RP.c.root_provider_id)
-    trait = cast(_TRAITS.c.id, String) + " " + _TRAITS.c.name
+    wanted = _wanted(column, "ids", array=array)
+    missing = _wanted(_RP.c.id, "missing", array=array)
+    usage = in_written_order(
+        select(
+            _ALLOC.c.resource_provider_id,
+            _ALLOC.c.resource_class_id,
+            func.sum(_ALLOC.c.used).label("used"),
+        )
+        .select_from(_RP.join(_ALLOC, _ALLOC.c.resource_provider_id == _RP.c.id))
+        .where(wanted)
+        .group_by(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id)
+    ).subquery()
+    inventory = _text(_RC.c.id, _RC.c.name, _INV.c.total, _INV.c.reserved)
+    inventory = inventory + " " + _FloatText(_INV.c.allocation_ratio)
     return (
-        in_written_order(
-            select(*provider, func.aggregate_strings(inventory, ","))
-            .select_from(
-                _RP.outerjoin(_INV, _INV.c.resource_provider_id == _RP.c.id).outerjoin(
-                    _RC, _RC.c.id == _INV.c.resource_class_id
+        select(
+            _RP.c.id, _RP.c.uuid, _RP.c.generation, _RP.c.parent_provider_id, _RP.c.root_provider_id
+        ).where(wanted),
+        union_all(
+            select(
+                usage.c.resource_provider_id,
+                literal_column(str(USAGE)),
+                func.aggregate_strings(_text(usage.c.resource_class_id, usage.c.used), ","),
+            ).group_by(usage.c.resource_provider_id),
+            in_written_order(
+                select(
+                    _RP.c.id,
+                    literal_column(str(INVENTORIES)),
+                    cast(_RP.c.generation, String)
+                    + ";"
+                    + func.coalesce(func.aggregate_strings(inventory, ","), ""),
                 )
-            )
-            .where(wanted)
-            .group_by(*provider)
-        ),
-        in_written_order(
-            select(_RPT.c.resource_provider_id, func.aggregate_strings(trait, ","))
-            .select_from(
-                _RP.join(_RPT, _RPT.c.resource_provider_id == _RP.c.id).join(
-                    _TRAITS, _TRAITS.c.id == _RPT.c.trait_id
+                .select_from(
+                    _RP.outerjoin(_INV, _INV.c.resource_provider_id == _RP.c.id).outerjoin(
+                        _RC, _RC.c.id == _INV.c.resource_class_id
+                    )
                 )
-            )
-            .where(wanted)
-            .group_by(_RPT.c.resource_provider_id)
+                .where(missing)
+                .group_by(_RP.c.id, _RP.c.generation)
+            ),
+            in_written_order(
+                select(
+                    _RPT.c.resource_provider_id,
+                    literal_column(str(TRAITS)),
+                    func.aggregate_strings(_text(_TRAITS.c.id, _TRAITS.c.name), ","),
+                )
+                .select_from(
+                    _RP.join(_RPT, _RPT.c.resource_provider_id == _RP.c.id).join(
+                        _TRAITS, _TRAITS.c.id == _RPT.c.trait_id
+                    )
+                )
+                .where(missing)
+                .group_by(_RPT.c.resource_provider_id)
+            ),
+            select(_RC.c.id, literal_column(str(CLASS_NAME)), _RC.c.name).where(
+                _wanted(_RC.c.id, "classes", array=array)
+            ),
         ),
     )
 
+
+def _text(*columns: ColumnElement) -> ColumnElement[str]:
+    """The columns as one text, split by blanks."""
+    parts = [c if isinstance(c.type, String) else cast(c, String) for c in columns]
+    text = parts[0]
+    for part in parts[1:]:
+        text = text + " " + part
+    return text
+
+
+#: The kinds of row of the second read: a provider's usage ("class used,…"),
+#: inventories ("generation;class name total reserved ratio,…") or traits
+#: ("id name,…"), or a class name.
+USAGE, INVENTORIES, TRAITS, CLASS_NAME = range(4)
 
 #: Keyed by whether the database takes an array parameter (PostgreSQL).
 _BY_ROOT = {array: _statements(_RP.c.root_provider_id, array=array) for array in (False, True)}
 _BY_ID = {array: _statements(_RP.c.id, array=array) for array in (False, True)}
 
 
-def load(conn: Connection, roots: Iterable[int], extra: Iterable[int] = ()) -> Trees:
-    """The trees rooted at ``roots``, plus the single providers ``extra``."""
+def load(conn: Connection, known: Known, roots: Iterable[int], extra: Iterable[int] = ()) -> Trees:
+    """The trees rooted at ``roots``, plus the single providers ``extra``.
+
+    Inventories and traits come from ``known`` for the providers whose
+    generation has not moved since they were read, and are read (and kept
+    there) for the others; usage and class names are read every time.
+    """
     trees = Trees()
     array = conn.dialect.name == "postgresql"
     for chunk in chunks(set(roots), CHUNK):
-        _load(conn, trees, _BY_ROOT[array], chunk)
+        _load(conn, known, trees, _BY_ROOT[array], chunk)
     missing = set(extra) - set(trees.providers)
     for chunk in chunks(missing, CHUNK):
-        _load(conn, trees, _BY_ID[array], chunk)
+        _load(conn, known, trees, _BY_ID[array], chunk)
     return trees
 
 
-def _load(conn: Connection, trees: Trees, statements: tuple, ids: list[int]) -> None:
-    inventories_query, traits_query = statements
-    params = {"ids": ids}
+def _load(conn: Connection, known: Known, trees: Trees, statements: tuple, ids: list[int]) -> None:
+    providers_query, details_query = statements
     providers = trees.providers
-    # Providers of one model share the same texts: each is parsed once.
-    parsed_inventories: dict[str | None, list[tuple[str, int, int]]] = {None: []}
-    for id_, uuid, parent, root, inventories in conn.execute(inventories_query, params).all():
-        provider = providers[id_] = Provider(uuid, parent, root)
-        resources = parsed_inventories.get(inventories)
-        if resources is None:
-            resources = parsed_inventories[inventories] = [
-                _inventory(item) for item in inventories.split(",")
+    kept: dict[int, Details] = {}
+    unknown: dict[int, str] = {}
+    for id_, uuid, generation, parent, root in conn.execute(providers_query, {"ids": ids}):
+        providers[id_] = Provider(uuid, parent, root)
+        details = known.get(id_, uuid, generation)
+        if details is None:
+            unknown[id_] = uuid
+        else:
+            kept[id_] = details
+    classes = {class_id for details in kept.values() for class_id, _ in details.inventories}
+    usage: dict[int, str] = {}
+    names: dict[int, str] = {}
+    inventories: dict[int, str] = {}
+    traits: dict[int, str] = {}
+    by_kind = (usage, inventories, traits, names)
+    # The unknown providers ride along the first read of usage; beyond a
+    # chunk of them (trees of more than one provider) in reads of their own.
+    batches = chunks(unknown, CHUNK)
+    params = {"ids": ids, "missing": next(batches, []), "classes": sorted(classes)}
+    while True:
+        for id_, kind, text in conn.execute(details_query, params):
+            by_kind[kind][id_] = text
+        more = next(batches, None)
+        if more is None:
+            break
+        params = {"ids": [], "missing": more, "classes": []}
+    for id_, uuid in unknown.items():
+        read = inventories.get(id_)
+        if read is None:  # deleted since the first read: shown as it was, empty
+            continue
+        generation, _, items = read.partition(";")
+        kept[id_] = known.put(
+            id_,
+            Details(
+                uuid, int(generation), _inventories(items, names), _trait_names(traits.get(id_))
+            ),
+        )
+    resources: dict[tuple, list[tuple[str, int, int]]] = {}
+    for id_, details in kept.items():
+        provider = providers[id_]
+        # Providers of one model with the same usage share one list.
+        key = (details.inventories, usage.get(id_))
+        shown = resources.get(key)
+        if shown is None:
+            used = _usage(key[1])
+            shown = resources[key] = [
+                (names[class_id], capacity, used.get(class_id, 0))
+                for class_id, capacity in details.inventories
             ]
-        provider.resources = resources
-    parsed_traits: dict[str, list[str]] = {}
-    for id_, traits in conn.execute(traits_query, params).all():
-        names = parsed_traits.get(traits)
-        if names is None:
-            names = parsed_traits[traits] = _trait_names(traits)
-        providers[id_].traits = names
+        provider.resources = shown
+        provider.traits = details.traits
 
 
-def _trait_names(text: str) -> list[str]:
+def _usage(text: str | None) -> dict[int, int]:
+    """``"class used,class used"`` → used by class id."""
+    if text is None:
+        return {}
+    return {int(class_id): int(used) for class_id, used in (i.split(" ") for i in text.split(","))}
+
+
+def _inventories(text: str, names: dict[int, str]) -> tuple[tuple[int, int], ...]:
+    """``"class name total reserved ratio,…"`` → (class id, capacity) by
+    class id; each class's name goes into ``names``."""
+    if not text:
+        return ()
+    found = []
+    for item in text.split(","):
+        class_id, name, total, reserved, ratio = item.split(" ")
+        names[int(class_id)] = name
+        found.append((int(class_id), int(capacity(int(total), int(reserved), float(ratio)))))
+    return tuple(sorted(found))
+
+
+def _trait_names(text: str | None) -> tuple[str, ...]:
     """``"id name,id name"`` → the names in id order (as upstream lists them)."""
+    if text is None:
+        return ()
     pairs = [item.split(" ") for item in text.split(",")]
-    return [name for _, name in sorted(pairs, key=lambda pair: int(pair[0]))]
-
-
-def _inventory(text: str) -> tuple[str, int, int]:
-    """``"NAME total reserved ratio used"`` → (name, capacity, used)."""
-    name, total, reserved, ratio, taken = text.split(" ")
-    return name, int(capacity(int(total), int(reserved), float(ratio))), int(taken)
+    return tuple(name for _, name in sorted(pairs, key=lambda pair: int(pair[0])))
 
 
 def text(trees: Trees, shown: Iterable[int], version: mv.Version, requested: set[str]) -> str:
@@ -197,7 +327,7 @@ def text(trees: Trees, shown: Iterable[int], version: mv.Version, requested: set
             )
         part = f'{quoted[provider.uuid]}: {{"resources": {{{resources}}}'
         if with_traits:
-            names = tuple(provider.traits)
+            names = provider.traits
             traits = traits_text.get(names)
             if traits is None:
                 traits = traits_text[names] = ", ".join([quoted[name] for name in names])

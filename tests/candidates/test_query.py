@@ -11,6 +11,7 @@ from sqlalchemy import func, select
 from placement import filters
 from placement import microversion as mv
 from placement.candidates import query, resolve, summaries, trees
+from placement.candidates.known import Known
 from placement.candidates.model import (
     UNCHECKED,
     ResolvedGroup,
@@ -172,7 +173,7 @@ def test_ancestry(db_engine, world):
 
 def test_summaries_per_version(db_engine, world):
     with reader(db_engine) as conn:
-        loaded = summaries.load(conn, [1])
+        loaded = summaries.load(conn, Known(), [1])
     assert set(loaded.providers) == {1, 2, 3, 4}
     uuid = {n: world.providers[n].uuid for n in world.providers}
     old = json.loads(summaries.text(loaded, [2, 3], mv.Version(1, 16), {"VCPU"}))
@@ -202,7 +203,7 @@ def test_summaries_per_version(db_engine, world):
 )
 def test_summaries_text_is_json_dumps_of_plain_dicts(db_engine, world, version):
     with reader(db_engine) as conn:
-        loaded = summaries.load(conn, [1, 5])
+        loaded = summaries.load(conn, Known(), [1, 5])
     shown = set(loaded.providers)
     assert summaries.text(loaded, shown, version, {"VCPU"}) == json.dumps(
         _as_dicts(loaded, shown, version, {"VCPU"})

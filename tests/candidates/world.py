@@ -4,10 +4,17 @@ The property tests generate a :class:`World`, write it with :func:`write`,
 ask the engine, and compare with :mod:`tests.candidates.reference`, which
 reads the same :class:`World` without any SQL. :func:`erase` removes it so
 the next example starts from an empty provider table.
+
+Rows go in under the ids of the model, so the next world reuses the last
+one's ids and uuids: each write gives its providers a generation no earlier
+write in this process gave, as the API's writes would by bumping it (the
+engine keeps what it read of a provider while its generation stands, see
+``placement/candidates/known.py``).
 """
 
 from __future__ import annotations
 
+import itertools
 import uuid
 from dataclasses import dataclass, field
 
@@ -18,6 +25,9 @@ from placement.db import tables, writer
 
 SHARING = "MISC_SHARES_VIA_AGGREGATE"
 CUSTOM_CLASS = "CUSTOM_WIDGET"
+
+#: The generation of the next :func:`write`'s providers.
+_GENERATIONS = itertools.count(1)
 
 
 @dataclass(frozen=True)
@@ -80,6 +90,7 @@ def aggregate_uuid(number: int) -> str:
 
 def write(engine: sqlalchemy.Engine, world: World) -> None:
     """Insert the world's rows (parents before children, ids as in the model)."""
+    generation = next(_GENERATIONS)
     with writer(engine) as conn:
         classes = _ids(conn, tables.resource_classes)
         if CUSTOM_CLASS not in classes:
@@ -93,7 +104,7 @@ def write(engine: sqlalchemy.Engine, world: World) -> None:
                     id=provider.id,
                     uuid=provider.uuid,
                     name=provider.uuid,
-                    generation=0,
+                    generation=generation,
                     parent_provider_id=provider.parent,
                     root_provider_id=world.root(provider.id),
                 )
