@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from json.encoder import encode_basestring_ascii
-from typing import Any
+from typing import Any, NamedTuple
 
 import sqlalchemy
 from sqlalchemy import (
@@ -103,24 +103,32 @@ def _wanted(column: ColumnElement[int], name: str, *, array: bool) -> ColumnElem
     return column.in_(bindparam(name, expanding=True))
 
 
-def _statements(
-    column: ColumnElement[int], *, array: bool
-) -> tuple[sqlalchemy.Select, sqlalchemy.CompoundSelect]:
-    """The two reads of the providers whose ``column`` is in ``:ids``, built
-    once (SQLAlchemy then reuses their compiled form).
+class _Reads(NamedTuple):
+    """The statements reading the providers whose ``column`` is in ``:ids``."""
 
-    The first reads the providers themselves, with their generations. The
-    second is one row per provider and kind (see :data:`USAGE` and the
-    others), the items folded into one text column (``,`` between items,
-    their fields split by blanks: class and trait names have neither; a row
-    per item costs several times more to fetch and convert, mostly in the
-    driver): the usage of each of those providers, then the inventories
-    (with the generation they were read at) and traits of the providers
-    ``:missing`` from :mod:`known`, and the names of the classes ``:classes``.
+    #: The providers themselves, with their generations.
+    providers: sqlalchemy.Select
+    #: One row per provider and kind (see :data:`USAGE` and the others):
+    #: the usage of those providers, the inventories (with the generation
+    #: they were read at) and traits of the providers ``:missing`` from
+    #: :mod:`known`, and the names of the classes ``:classes``.
+    details: sqlalchemy.CompoundSelect
+    #: :attr:`details` when nothing is missing: usage and class names only
+    #: (PostgreSQL plans the four-part statement in a millisecond).
+    usage: sqlalchemy.CompoundSelect
+
+
+def _statements(column: ColumnElement[int], *, array: bool) -> _Reads:
+    """The reads of the providers whose ``column`` is in ``:ids``, built
+    once (SQLAlchemy then reuses their compiled form). Each row of the
+    details holds its items folded into one text column (``,`` between
+    items, their fields split by blanks: class and trait names have
+    neither): a row per item costs several times more to fetch and convert,
+    mostly in the driver.
     """
     wanted = _wanted(column, "ids", array=array)
     missing = _wanted(_RP.c.id, "missing", array=array)
-    usage = in_written_order(
+    per_class = in_written_order(
         select(
             _ALLOC.c.resource_provider_id,
             _ALLOC.c.resource_class_id,
@@ -130,52 +138,52 @@ def _statements(
         .where(wanted)
         .group_by(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id)
     ).subquery()
+    usage = select(
+        per_class.c.resource_provider_id,
+        literal_column(str(USAGE)),
+        func.aggregate_strings(_text(per_class.c.resource_class_id, per_class.c.used), ","),
+    ).group_by(per_class.c.resource_provider_id)
     inventory = _text(_RC.c.id, _RC.c.name, _INV.c.total, _INV.c.reserved)
     inventory = inventory + " " + _FloatText(_INV.c.allocation_ratio)
-    return (
+    inventories = in_written_order(
         select(
+            _RP.c.id,
+            literal_column(str(INVENTORIES)),
+            cast(_RP.c.generation, String)
+            + ";"
+            + func.coalesce(func.aggregate_strings(inventory, ","), ""),
+        )
+        .select_from(
+            _RP.outerjoin(_INV, _INV.c.resource_provider_id == _RP.c.id).outerjoin(
+                _RC, _RC.c.id == _INV.c.resource_class_id
+            )
+        )
+        .where(missing)
+        .group_by(_RP.c.id, _RP.c.generation)
+    )
+    traits = in_written_order(
+        select(
+            _RPT.c.resource_provider_id,
+            literal_column(str(TRAITS)),
+            func.aggregate_strings(_text(_TRAITS.c.id, _TRAITS.c.name), ","),
+        )
+        .select_from(
+            _RP.join(_RPT, _RPT.c.resource_provider_id == _RP.c.id).join(
+                _TRAITS, _TRAITS.c.id == _RPT.c.trait_id
+            )
+        )
+        .where(missing)
+        .group_by(_RPT.c.resource_provider_id)
+    )
+    names = select(_RC.c.id, literal_column(str(CLASS_NAME)), _RC.c.name).where(
+        _wanted(_RC.c.id, "classes", array=array)
+    )
+    return _Reads(
+        providers=select(
             _RP.c.id, _RP.c.uuid, _RP.c.generation, _RP.c.parent_provider_id, _RP.c.root_provider_id
         ).where(wanted),
-        union_all(
-            select(
-                usage.c.resource_provider_id,
-                literal_column(str(USAGE)),
-                func.aggregate_strings(_text(usage.c.resource_class_id, usage.c.used), ","),
-            ).group_by(usage.c.resource_provider_id),
-            in_written_order(
-                select(
-                    _RP.c.id,
-                    literal_column(str(INVENTORIES)),
-                    cast(_RP.c.generation, String)
-                    + ";"
-                    + func.coalesce(func.aggregate_strings(inventory, ","), ""),
-                )
-                .select_from(
-                    _RP.outerjoin(_INV, _INV.c.resource_provider_id == _RP.c.id).outerjoin(
-                        _RC, _RC.c.id == _INV.c.resource_class_id
-                    )
-                )
-                .where(missing)
-                .group_by(_RP.c.id, _RP.c.generation)
-            ),
-            in_written_order(
-                select(
-                    _RPT.c.resource_provider_id,
-                    literal_column(str(TRAITS)),
-                    func.aggregate_strings(_text(_TRAITS.c.id, _TRAITS.c.name), ","),
-                )
-                .select_from(
-                    _RP.join(_RPT, _RPT.c.resource_provider_id == _RP.c.id).join(
-                        _TRAITS, _TRAITS.c.id == _RPT.c.trait_id
-                    )
-                )
-                .where(missing)
-                .group_by(_RPT.c.resource_provider_id)
-            ),
-            select(_RC.c.id, literal_column(str(CLASS_NAME)), _RC.c.name).where(
-                _wanted(_RC.c.id, "classes", array=array)
-            ),
-        ),
+        details=union_all(usage, inventories, traits, names),
+        usage=union_all(usage, names),
     )
 
 
@@ -188,9 +196,9 @@ def _text(*columns: ColumnElement) -> ColumnElement[str]:
     return text
 
 
-#: The kinds of row of the second read: a provider's usage ("class used,…"),
-#: inventories ("generation;class name total reserved ratio,…") or traits
-#: ("id name,…"), or a class name.
+#: The kinds of row of the details read, in :class:`_Details` order: a
+#: provider's usage ("class used,…"), inventories ("generation;class name
+#: total reserved ratio,…") or traits ("id name,…"), or a class name.
 USAGE, INVENTORIES, TRAITS, CLASS_NAME = range(4)
 
 #: Keyed by whether the database takes an array parameter (PostgreSQL).
@@ -215,58 +223,82 @@ def load(conn: Connection, known: Known, roots: Iterable[int], extra: Iterable[i
     return trees
 
 
-def _load(conn: Connection, known: Known, trees: Trees, statements: tuple, ids: list[int]) -> None:
-    providers_query, details_query = statements
-    providers = trees.providers
+class _Details(NamedTuple):
+    """What the details read returned, by provider (class, for ``names``) id."""
+
+    usage: dict[int, str]
+    inventories: dict[int, str]
+    traits: dict[int, str]
+    names: dict[int, str]
+
+
+def _load(conn: Connection, known: Known, trees: Trees, reads: _Reads, ids: list[int]) -> None:
     kept: dict[int, Details] = {}
     unknown: dict[int, str] = {}
-    for id_, uuid, generation, parent, root in conn.execute(providers_query, {"ids": ids}):
-        providers[id_] = Provider(uuid, parent, root)
+    for id_, uuid, generation, parent, root in conn.execute(reads.providers, {"ids": ids}):
+        trees.providers[id_] = Provider(uuid, parent, root)
         details = known.get(id_, uuid, generation)
         if details is None:
             unknown[id_] = uuid
         else:
             kept[id_] = details
-    classes = {class_id for details in kept.values() for class_id, _ in details.inventories}
-    usage: dict[int, str] = {}
-    names: dict[int, str] = {}
-    inventories: dict[int, str] = {}
-    traits: dict[int, str] = {}
-    by_kind = (usage, inventories, traits, names)
-    # The unknown providers ride along the first read of usage; beyond a
-    # chunk of them (trees of more than one provider) in reads of their own.
-    batches = chunks(unknown, CHUNK)
-    params = {"ids": ids, "missing": next(batches, []), "classes": sorted(classes)}
-    while True:
-        for id_, kind, text in conn.execute(details_query, params):
-            by_kind[kind][id_] = text
-        more = next(batches, None)
-        if more is None:
-            break
-        params = {"ids": [], "missing": more, "classes": []}
+    read = _read_details(conn, reads, ids, kept, unknown)
     for id_, uuid in unknown.items():
-        read = inventories.get(id_)
-        if read is None:  # deleted since the first read: shown as it was, empty
+        inventories = read.inventories.get(id_)
+        if inventories is None:  # deleted since the first read: shown as it was, empty
             continue
-        generation, _, items = read.partition(";")
+        generation, _, items = inventories.partition(";")
         kept[id_] = known.put(
             id_,
             Details(
-                uuid, int(generation), _inventories(items, names), _trait_names(traits.get(id_))
+                uuid,
+                int(generation),
+                _inventories(items, read.names),
+                _trait_names(read.traits.get(id_)),
             ),
         )
+    _show(trees, kept, read)
+
+
+def _read_details(
+    conn: Connection,
+    reads: _Reads,
+    ids: list[int],
+    kept: dict[int, Details],
+    unknown: Iterable[int],
+) -> _Details:
+    """Usage of ``ids``, names of the classes of ``kept``, inventories and
+    traits of the ``unknown``: these ride along the read of usage, beyond a
+    chunk of them (trees of many providers) in reads of their own."""
+    read = _Details({}, {}, {}, {})
+    classes = {class_id for details in kept.values() for class_id, _ in details.inventories}
+    batches = chunks(unknown, CHUNK)
+    first = next(batches, [])
+    params = {"ids": ids, "missing": first, "classes": sorted(classes)}
+    statement = reads.details if first else reads.usage
+    while True:
+        for id_, kind, text in conn.execute(statement, params):
+            read[kind][id_] = text
+        more = next(batches, None)
+        if more is None:
+            return read
+        params = {"ids": [], "missing": more, "classes": []}
+
+
+def _show(trees: Trees, kept: dict[int, Details], read: _Details) -> None:
+    """Give each provider of ``kept`` its resources (with usage) and traits."""
     resources: dict[tuple, list[tuple[str, int, int]]] = {}
     for id_, details in kept.items():
-        provider = providers[id_]
         # Providers of one model with the same usage share one list.
-        key = (details.inventories, usage.get(id_))
+        key = (details.inventories, read.usage.get(id_))
         shown = resources.get(key)
         if shown is None:
             used = _usage(key[1])
             shown = resources[key] = [
-                (names[class_id], capacity, used.get(class_id, 0))
+                (read.names[class_id], capacity, used.get(class_id, 0))
                 for class_id, capacity in details.inventories
             ]
+        provider = trees.providers[id_]
         provider.resources = shown
         provider.traits = details.traits
 
