@@ -17,7 +17,10 @@ Two flavours of each query:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
+from operator import itemgetter
+from typing import Any
 
 import os_traits
 import sqlalchemy
@@ -36,6 +39,7 @@ from placement.candidates.model import (
     Window,
 )
 from placement.db import tables
+from placement.db.bulk import all_rows
 from placement.objects.conditions import capacity, fits, has_traits, in_aggregates, used
 
 _RP = tables.resource_providers
@@ -141,6 +145,12 @@ def _sharing(sharing_trait: int) -> list:
     return has_traits(_RP.c.id, TraitIds((frozenset({sharing_trait}),)))
 
 
+#: The ``ORDER BY`` of provider rows (id, root, …) and class rows (id,
+#: root, class, …) as sort keys, for reads in bulk.
+_BY_ROOT_AND_PROVIDER = itemgetter(1, 0)
+_BY_ROOT_PROVIDER_AND_CLASS = itemgetter(1, 0, 2)
+
+
 # --- suffixed groups: one provider serves the whole group ------------------------
 
 
@@ -168,13 +178,15 @@ def provider_rows(
         and not summed.intersection(class_id for class_id, _ in group.amounts)
     )
     query = _provider_query(group, window and window.form, sharing_trait, summed, counted)
-    found = conn.execute(query, window_bounds(window) if window else {}).all()
+    params = window_bounds(window) if window else {}
     class_ids = [class_id for class_id, _ in group.amounts]
     if not summed.intersection(class_ids):
+        # Only integers: cheap to read in bulk (see ``db.bulk``).
+        found = all_rows(conn, query, params, order=_BY_ROOT_AND_PROVIDER)
         rooms = tuple((class_id, UNCHECKED) for class_id in class_ids)
         return [ProviderRow(row[0], row[1], rooms) for row in found]
     rows = []
-    for row in found:
+    for row in conn.execute(query, params).all():
         values = iter(row[2:])
         rows.append(
             ProviderRow(
@@ -314,6 +326,12 @@ def class_rows(
     """
     rooms = summed.intersection(class_id for class_id, _ in group.amounts)
     query = _class_query(group, window and window.form, sharing_trait, bool(rooms))
+    params = window_bounds(window) if window else {}
+    found: Sequence[Any]
+    if rooms:  # the rooms' allocation ratios are floats
+        found = conn.execute(query, params).all()
+    else:  # only integers: cheap to read in bulk (see ``db.bulk``)
+        found = all_rows(conn, query, params, order=_BY_ROOT_PROVIDER_AND_CLASS)
     first_bit = 8 if rooms else 3
     return [
         ClassRow(
@@ -323,7 +341,7 @@ def class_rows(
             _room(*row[3:8]) if row[2] in rooms else UNCHECKED,
             sum(row[first_bit:]),
         )
-        for row in conn.execute(query, window_bounds(window) if window else {}).all()
+        for row in found
     ]
 
 

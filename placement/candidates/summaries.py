@@ -42,6 +42,7 @@ from placement.candidates.model import Provider, Trees
 from placement.candidates.query import in_written_order
 from placement.candidates.trees import chunks
 from placement.db import tables
+from placement.db.bulk import all_rows
 from placement.objects.conditions import capacity
 
 _RP = tables.resource_providers
@@ -140,8 +141,12 @@ def _statements(column: ColumnElement[int], *, array: bool) -> _Reads:
     ).subquery()
     usage = select(
         per_class.c.resource_provider_id,
-        literal_column(str(USAGE)),
-        func.aggregate_strings(_text(per_class.c.resource_class_id, per_class.c.used), ","),
+        # The union's column names (MySQL reads it as a derived table, see
+        # ``db.bulk``): an unnamed literal would be a column named "0".
+        literal_column(str(USAGE)).label("kind"),
+        func.aggregate_strings(_text(per_class.c.resource_class_id, per_class.c.used), ",").label(
+            "items"
+        ),
     ).group_by(per_class.c.resource_provider_id)
     inventory = _text(_RC.c.id, _RC.c.name, _INV.c.total, _INV.c.reserved)
     inventory = inventory + " " + _FloatText(_INV.c.allocation_ratio)
@@ -235,7 +240,7 @@ class _Details(NamedTuple):
 def _load(conn: Connection, known: Known, trees: Trees, reads: _Reads, ids: list[int]) -> None:
     kept: dict[int, Details] = {}
     unknown: dict[int, str] = {}
-    for id_, uuid, generation, parent, root in conn.execute(reads.providers, {"ids": ids}):
+    for id_, uuid, generation, parent, root in all_rows(conn, reads.providers, {"ids": ids}):
         trees.providers[id_] = Provider(uuid, parent, root)
         details = known.get(id_, uuid, generation)
         if details is None:
@@ -277,7 +282,7 @@ def _read_details(
     params = {"ids": ids, "missing": first, "classes": sorted(classes)}
     statement = reads.details if first else reads.usage
     while True:
-        for id_, kind, text in conn.execute(statement, params):
+        for id_, kind, text in all_rows(conn, statement, params):
             read[kind][id_] = text
         more = next(batches, None)
         if more is None:

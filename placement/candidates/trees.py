@@ -9,12 +9,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from itertools import islice
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.engine import Connection
 
 from placement.candidates.model import AggregateIds, Ancestry, Window
 from placement.candidates.query import in_window, window_bounds
 from placement.db import tables
+from placement.db.bulk import all_rows
 from placement.objects.conditions import in_aggregates
 
 _RP = tables.resource_providers
@@ -65,19 +66,21 @@ def sharing_anchors(
     return served
 
 
+_COLUMNS = (_RP.c.id, _RP.c.parent_provider_id)
+_PARENTS_IN_RANGE = select(*_COLUMNS).where(
+    _RP.c.root_provider_id.between(bindparam("low"), bindparam("high"))
+)
+_PARENTS_OF_ROOTS = select(*_COLUMNS).where(
+    _RP.c.root_provider_id.in_(bindparam("roots", expanding=True))
+)
+
+
 def ancestry(conn: Connection, window: Window | None, roots: Iterable[int]) -> Ancestry:
     """The parent links of the trees with roots in ``window`` (any root
     trait) and ``roots``."""
-    columns = (_RP.c.id, _RP.c.parent_provider_id)
     parents: dict[int, int | None] = {}
     if window is not None:
-        parents.update(
-            conn.execute(
-                select(*columns).where(_RP.c.root_provider_id.between(window.low, window.high))
-            ).all()
-        )
+        parents.update(all_rows(conn, _PARENTS_IN_RANGE, {"low": window.low, "high": window.high}))
     for chunk in chunks(set(roots)):
-        parents.update(
-            conn.execute(select(*columns).where(_RP.c.root_provider_id.in_(chunk))).all()
-        )
+        parents.update(all_rows(conn, _PARENTS_OF_ROOTS, {"roots": chunk}))
     return Ancestry(parents)
