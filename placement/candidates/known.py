@@ -11,15 +11,15 @@ allocations leaves the generation where it was (as upstream). Class names
 are not kept either (a custom class can be renamed at 1.2–1.6 without any
 generation moving): an entry holds class ids.
 
-An entry is keyed by provider id and checked against the uuid and the
-generation just read. That holds where an id is never given again:
-PostgreSQL's sequences and InnoDB's counters (kept across restarts since
-MariaDB 10.2.4 and MySQL 8.0). SQLite gives the highest id again once its
-provider is deleted, and a provider made again under the same uuid reaches
-the same generation after as many writes: nothing is kept there. What no
-generation can tell is a database restored from a backup and written on
-afterwards while this process runs: restart the API after restoring one
-(see ``api-ref/source/allocation_candidates.rst``).
+An entry is keyed by provider id and checked against the uuid, the
+generation and the incarnation just read: SQLite gives the highest id again
+once its provider is deleted, and a provider made again under the same uuid
+reaches the same generation after as many writes, so there the creation
+time tells them apart (PostgreSQL's sequences and InnoDB's counters, kept
+across restarts since MariaDB 10.2.4 and MySQL 8.0, never give an id twice:
+no incarnation is read). What no generation can tell is a database restored
+from a backup and written on afterwards while this process runs: restart
+the API after restoring one (see ``api-ref/source/allocation_candidates.rst``).
 
 One cache per engine (tests and tools hold several in one process), plain
 dictionaries (a gunicorn worker answers one request at a time; under
@@ -42,6 +42,8 @@ class Details(NamedTuple):
 
     uuid: str
     generation: int
+    #: The provider's creation time where ids are given again (SQLite), else None.
+    incarnation: str | None
     #: (class id, capacity) per inventory, by class id.
     inventories: tuple[tuple[int, int], ...]
     #: Trait names in trait id order.
@@ -57,10 +59,17 @@ class Known:
         self._details: dict[int, Details] = {}
         self._shared: dict[tuple, tuple] = {}
 
-    def get(self, provider: int, uuid: str, generation: int) -> Details | None:
-        """The details of ``provider`` if read at this uuid and generation."""
+    def get(
+        self, provider: int, uuid: str, generation: int, incarnation: str | None = None
+    ) -> Details | None:
+        """The details of ``provider`` if read at this uuid, generation and incarnation."""
         details = self._details.get(provider)
-        if details is None or details.generation != generation or details.uuid != uuid:
+        if (
+            details is None
+            or details.generation != generation
+            or details.uuid != uuid
+            or details.incarnation != incarnation
+        ):
             return None
         return details
 
@@ -69,8 +78,6 @@ class Known:
         if len(self._details) >= self.limit:
             self._details.clear()
             self._shared.clear()
-            if not self.limit:
-                return details
         kept = details._replace(
             inventories=self._shared.setdefault(details.inventories, details.inventories),
             traits=self._shared.setdefault(details.traits, details.traits),
@@ -86,9 +93,8 @@ _BY_ENGINE: weakref.WeakKeyDictionary[Engine, Known] = weakref.WeakKeyDictionary
 
 
 def of(engine: Engine) -> Known:
-    """The cache of ``engine``'s database in this process (one that keeps
-    nothing on SQLite)."""
+    """The cache of ``engine``'s database in this process."""
     known = _BY_ENGINE.get(engine)
     if known is None:
-        known = _BY_ENGINE[engine] = Known(0 if engine.dialect.name == "sqlite" else LIMIT)
+        known = _BY_ENGINE[engine] = Known()
     return known

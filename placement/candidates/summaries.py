@@ -81,6 +81,31 @@ def _float_text_sqlite(element: _FloatText, compiler: SQLCompiler, **kw: Any) ->
     return f"printf('%!.17g', {compiler.process(element.value, **kw)})"
 
 
+class _Incarnation(ColumnElement[str]):
+    """What tells a provider from an earlier one under the same id, for
+    :mod:`known`: SQLite gives the highest id again once its provider is
+    deleted, so there the creation time (as the stored text, to the
+    microsecond); PostgreSQL's sequences and InnoDB's counters never give
+    an id twice, so elsewhere nothing (``NULL``) and nothing to read."""
+
+    type = String()
+    inherit_cache = True
+    _traverse_internals = [("value", InternalTraversal.dp_clauseelement)]
+
+    def __init__(self, value: ColumnElement) -> None:
+        self.value = value
+
+
+@compiles(_Incarnation)
+def _incarnation(element: _Incarnation, compiler: SQLCompiler, **kw: Any) -> str:
+    return "NULL"
+
+
+@compiles(_Incarnation, "sqlite")
+def _incarnation_sqlite(element: _Incarnation, compiler: SQLCompiler, **kw: Any) -> str:
+    return compiler.process(element.value, **kw)
+
+
 class _IdsText(TypeDecorator[list[int]]):
     """A list of ids sent as one PostgreSQL array literal (``{1,2,3}``),
     text the statement casts to ``integer[]``: the driver's own adaptation
@@ -185,7 +210,12 @@ def _statements(column: ColumnElement[int], *, array: bool) -> _Reads:
     )
     return _Reads(
         providers=select(
-            _RP.c.id, _RP.c.uuid, _RP.c.generation, _RP.c.parent_provider_id, _RP.c.root_provider_id
+            _RP.c.id,
+            _RP.c.uuid,
+            _RP.c.generation,
+            _Incarnation(_RP.c.created_at).label("incarnation"),
+            _RP.c.parent_provider_id,
+            _RP.c.root_provider_id,
         ).where(wanted),
         details=union_all(usage, inventories, traits, names),
         usage=union_all(usage, names),
@@ -239,29 +269,33 @@ class _Details(NamedTuple):
 
 def _load(conn: Connection, known: Known, trees: Trees, reads: _Reads, ids: list[int]) -> None:
     kept: dict[int, Details] = {}
-    unknown: dict[int, str] = {}
-    for id_, uuid, generation, parent, root in all_rows(conn, reads.providers, {"ids": ids}):
+    unknown: dict[int, tuple[str, str | None]] = {}
+    for id_, uuid, generation, incarnation, parent, root in all_rows(
+        conn, reads.providers, {"ids": ids}
+    ):
         trees.providers[id_] = Provider(uuid, parent, root)
-        details = known.get(id_, uuid, generation)
+        details = known.get(id_, uuid, generation, incarnation)
         if details is None:
-            unknown[id_] = uuid
+            unknown[id_] = (uuid, incarnation)
         else:
             kept[id_] = details
     read = _read_details(conn, reads, ids, kept, unknown)
-    for id_, uuid in unknown.items():
+    # Providers of one model read the same texts: each is parsed once.
+    parsed_inventories: dict[str, tuple[tuple[int, int], ...]] = {}
+    parsed_traits: dict[str, tuple[str, ...]] = {"": ()}
+    for id_, (uuid, incarnation) in unknown.items():
         inventories = read.inventories.get(id_)
         if inventories is None:  # deleted since the first read: shown as it was, empty
             continue
         generation, _, items = inventories.partition(";")
-        kept[id_] = known.put(
-            id_,
-            Details(
-                uuid,
-                int(generation),
-                _inventories(items, read.names),
-                _trait_names(read.traits.get(id_)),
-            ),
-        )
+        resources = parsed_inventories.get(items)
+        if resources is None:
+            resources = parsed_inventories[items] = _inventories(items, read.names)
+        traits_text = read.traits.get(id_, "")
+        traits = parsed_traits.get(traits_text)
+        if traits is None:
+            traits = parsed_traits[traits_text] = _trait_names(traits_text)
+        kept[id_] = known.put(id_, Details(uuid, int(generation), incarnation, resources, traits))
     _show(trees, kept, read)
 
 
@@ -328,10 +362,8 @@ def _inventories(text: str, names: dict[int, str]) -> tuple[tuple[int, int], ...
     return tuple(sorted(found))
 
 
-def _trait_names(text: str | None) -> tuple[str, ...]:
+def _trait_names(text: str) -> tuple[str, ...]:
     """``"id name,id name"`` → the names in id order (as upstream lists them)."""
-    if text is None:
-        return ()
     pairs = [item.split(" ") for item in text.split(",")]
     return tuple(name for _, name in sorted(pairs, key=lambda pair: int(pair[0])))
 
