@@ -56,10 +56,9 @@ _TRAITS = tables.traits
 CHUNK = 2000
 
 
-class _FloatText(ColumnElement[str]):
-    """A float as text that reads back as the very value the driver would
-    have returned for the column (SQLite's plain ``CAST`` keeps only 15
-    digits; the others print what their drivers read)."""
+class _TextOf(ColumnElement[str]):
+    """A text column each backend writes its own way from ``value`` (see
+    the subclasses' ``@compiles``)."""
 
     type = String()
     inherit_cache = True
@@ -69,6 +68,14 @@ class _FloatText(ColumnElement[str]):
 
     def __init__(self, value: ColumnElement) -> None:
         self.value = value
+
+
+class _FloatText(_TextOf):
+    """A float as text that reads back as the very value the driver would
+    have returned for the column (SQLite's plain ``CAST`` keeps only 15
+    digits; the others print what their drivers read)."""
+
+    inherit_cache = True
 
 
 @compiles(_FloatText)
@@ -81,19 +88,14 @@ def _float_text_sqlite(element: _FloatText, compiler: SQLCompiler, **kw: Any) ->
     return f"printf('%!.17g', {compiler.process(element.value, **kw)})"
 
 
-class _Incarnation(ColumnElement[str]):
+class _Incarnation(_TextOf):
     """What tells a provider from an earlier one under the same id, for
     :mod:`known`: SQLite gives the highest id again once its provider is
     deleted, so there the creation time (as the stored text, to the
     microsecond); PostgreSQL's sequences and InnoDB's counters never give
     an id twice, so elsewhere nothing (``NULL``) and nothing to read."""
 
-    type = String()
     inherit_cache = True
-    _traverse_internals = [("value", InternalTraversal.dp_clauseelement)]
-
-    def __init__(self, value: ColumnElement) -> None:
-        self.value = value
 
 
 @compiles(_Incarnation)
