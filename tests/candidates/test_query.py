@@ -197,6 +197,19 @@ def test_summaries_per_version(db_engine, world):
     assert root["resources"] == {}
 
 
+def test_summaries_of_more_unknown_providers_than_a_chunk(db_engine, world, monkeypatch):
+    """Beyond a chunk, the providers not yet known are read in reads of their own."""
+    with reader(db_engine) as conn:
+        whole = summaries.load(conn, Known(), [1])
+        monkeypatch.setattr(summaries, "CHUNK", 1)
+        chunked = summaries.load(conn, Known(), [1])
+    shown = [1, 2, 3, 4]
+    assert summaries.text(chunked, shown, mv.MAX_VERSION, set()) == summaries.text(
+        whole, shown, mv.MAX_VERSION, set()
+    )
+    assert chunked.providers[3].resources  # read in the second batch
+
+
 @pytest.mark.parametrize(
     "version",
     [mv.Version(1, 10), mv.Version(1, 17), mv.Version(1, 27), mv.Version(1, 29), mv.MAX_VERSION],
