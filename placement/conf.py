@@ -130,7 +130,11 @@ _database_opts: list[cfg.Opt] = [
         default=3600,
         help="Recycle pooled connections after this many seconds.",
     ),
-    cfg.IntOpt("max_pool_size", help="Connection pool size (driver default if unset)."),
+    cfg.IntOpt(
+        "max_pool_size",
+        help="Connection pool size (driver default if unset). On MariaDB/MySQL and "
+        "PostgreSQL reads have a pool of their own of the same size.",
+    ),
     cfg.IntOpt("max_retries", default=10, help="Connection attempts at start-up (-1 = forever)."),
     cfg.IntOpt("retry_interval", default=10, help="Seconds between connection attempts."),
     cfg.IntOpt("max_overflow", help="Connections allowed beyond the pool size."),

@@ -20,7 +20,6 @@ import glob
 import os
 import tempfile
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -152,28 +151,37 @@ def action_finished(action_type: str, state: str) -> None:
     _count("actions", action_type, state)
 
 
-def watch_pool(engine: Engine) -> None:
-    """Keep ``placement_db_pool_connections_in_use`` equal to ``engine``'s pool.
+def watch_pool(*engines: Engine) -> None:
+    """Keep ``placement_db_pool_connections_in_use`` equal to the connections
+    the ``engines``' pools have handed out (pass an engine and its readers,
+    ``db.readers_of(engine)``: two pools on a database server).
 
-    The gauge is set from the pool's own count rather than moved by one per
+    The gauge is set from the pools' own counts rather than moved by one per
     event: a connection whose (re)connect fails is checked in without having
     been checked out. At ``checkin`` the pool still counts the connection.
     Pools that keep no count (SQLite's in-memory ``StaticPool``) are skipped.
     """
-    pool = engine.pool
-    checkedout: Callable[[], int] | None = getattr(pool, "checkedout", None)
-    if _metrics is None or checkedout is None:
+    pools = [
+        pool
+        for pool in dict.fromkeys(engine.pool for engine in engines)
+        if getattr(pool, "checkedout", None) is not None
+    ]
+    if _metrics is None or not pools:
         return
     gauge = _metrics.pool_in_use
 
+    def in_use() -> int:
+        return sum(pool.checkedout() for pool in pools)  # type: ignore[attr-defined]
+
     def on_checkout(*_args: Any) -> None:
-        gauge.set(checkedout())
+        gauge.set(in_use())
 
     def on_checkin(*_args: Any) -> None:
-        gauge.set(max(checkedout() - 1, 0))
+        gauge.set(max(in_use() - 1, 0))
 
-    event.listen(pool, "checkout", on_checkout)
-    event.listen(pool, "checkin", on_checkin)
+    for pool in pools:
+        event.listen(pool, "checkout", on_checkout)
+        event.listen(pool, "checkin", on_checkin)
 
 
 def multiprocess() -> bool:

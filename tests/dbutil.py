@@ -180,3 +180,13 @@ def database_fixture(
             drop_database(url)
 
     return _database_url
+
+
+def driver_autocommit(conn: sqlalchemy.Connection) -> bool:
+    """Whether the driver's connection under ``conn`` is in autocommit."""
+    dbapi = conn.connection.dbapi_connection
+    if conn.dialect.name == "sqlite":
+        return False  # the engine sends its own BEGIN (see ``db.engine``)
+    if conn.dialect.name == "postgresql":
+        return bool(dbapi.autocommit)  # type: ignore[union-attr]
+    return bool(dbapi.get_autocommit())  # type: ignore[union-attr]

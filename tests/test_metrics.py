@@ -13,7 +13,7 @@ from placement import db, metrics
 from placement.db import engine as db_engine
 from placement.objects import allocation, exceptions
 from placement.objects import resource_provider as rp_obj
-from tests import rig, server
+from tests import dbutil, rig, server
 
 
 @pytest.fixture(autouse=True)
@@ -82,6 +82,22 @@ def test_pool_gauge_follows_checkouts(engine):
         with engine.connect():
             assert count("placement_db_pool_connections_in_use") == 2
     assert count("placement_db_pool_connections_in_use") == 0
+
+
+server_db_url = dbutil.database_fixture(("mysql", "postgresql"))
+
+
+def test_pool_gauge_counts_the_readers_pool_too(server_db_url):
+    engine = db_engine.engine_from_url(server_db_url)
+    try:
+        metrics.watch_pool(engine, db.readers_of(engine))
+        with db.reader(engine):
+            assert count("placement_db_pool_connections_in_use") == 1
+            with db.writer(engine):
+                assert count("placement_db_pool_connections_in_use") == 2
+        assert count("placement_db_pool_connections_in_use") == 0
+    finally:
+        engine.dispose()
 
 
 def test_pool_gauge_survives_failed_connections():

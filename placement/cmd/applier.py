@@ -89,7 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _check_schema(engine)
         if conf.metrics.enabled:  # its own exposition: see placement.metrics
             metrics.serve_alone(*monitoring_opts.bind_address(conf.metrics.applier_bind))
-            metrics.watch_pool(engine)
+            metrics.watch_pool(engine, db.readers_of(engine))
     except (placement_conf.ConfigError, sqlalchemy.exc.SQLAlchemyError, OSError, ValueError) as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 1

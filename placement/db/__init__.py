@@ -9,7 +9,7 @@ Everything above this package talks to the database through these names::
         conn.execute(...)
 """
 
-from placement.db.engine import create_engine, engine_from_url, wait_for_database
+from placement.db.engine import create_engine, engine_from_url, readers_of, wait_for_database
 from placement.db.migration import (
     MigrationBlocked,
     current_revision,
@@ -38,6 +38,7 @@ __all__ = [
     "is_retryable_db_error",
     "is_unavailable_db_error",
     "reader",
+    "readers_of",
     "retrying",
     "run_in_transaction",
     "stamp",

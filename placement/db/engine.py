@@ -36,6 +36,11 @@ PostgreSQL
     so ``connect_timeout`` is set (unless the URL names one), as PyMySQL's
     own default already does for MySQL.
 
+Readers (both servers)
+    :func:`placement.db.transaction.reader` takes its connections from a
+    pool of their own whose connections stay in autocommit (see
+    :func:`readers_of`).
+
 Outages
     A pooled connection that has been idle for :data:`PING_AFTER_IDLE`
     seconds or more is pinged as it is checked out (both servers) and
@@ -57,6 +62,7 @@ import logging
 import time
 from typing import Any
 from urllib.parse import parse_qsl
+from weakref import WeakKeyDictionary
 
 import sqlalchemy
 from sqlalchemy import event
@@ -79,6 +85,24 @@ PG_CONNECT_TIMEOUT = 10
 
 #: Seconds a pooled connection may sit idle and still be handed out unpinged.
 PING_AFTER_IDLE = 1.0
+
+#: PostgreSQL engines' companions for readers (see :func:`readers_of`).
+_READERS: WeakKeyDictionary[Engine, Engine] = WeakKeyDictionary()
+
+
+def readers_of(engine: Engine) -> Engine:
+    """The engine :func:`placement.db.transaction.reader` uses for ``engine``.
+
+    On MySQL/MariaDB and PostgreSQL: a companion with a pool of its own,
+    created with the same settings, whose connections are in autocommit for
+    good. A read then costs its statements and nothing else: no ``BEGIN``,
+    no ``ROLLBACK`` when done, and no switching a pooled connection to
+    autocommit and back (a round trip each way). At READ COMMITTED, both
+    servers' level here, each statement of a transaction reads its own
+    snapshot anyway, so a reader sees what it saw in a transaction.
+    Disposing ``engine`` disposes it too. On SQLite: ``engine`` itself.
+    """
+    return _READERS.get(engine, engine)
 
 
 def create_engine(conf: Any, url: str | None = None) -> Engine:
@@ -156,17 +180,31 @@ def engine_from_url(
     else:
         kwargs.update(pool_recycle=pool_recycle)
         _pool_kwargs(kwargs, pool_size, max_overflow, pool_timeout)
-        if backend in ("mysql", "mariadb"):
-            if "charset" not in url.query:
-                url = url.update_query_dict({"charset": "utf8mb4"})
-            kwargs["isolation_level"] = _MYSQL_ISOLATION
-            engine = sqlalchemy.create_engine(url, **kwargs)
-            _set_mysql_session(engine, mysql_sql_mode)
-        else:
-            if "connect_timeout" not in url.query:
-                kwargs["connect_args"] = {"connect_timeout": PG_CONNECT_TIMEOUT}
-            engine = sqlalchemy.create_engine(url, **kwargs)
-        _ping_when_idle(engine)
+        if backend in ("mysql", "mariadb") and "charset" not in url.query:
+            url = url.update_query_dict({"charset": "utf8mb4"})
+        if backend == "postgresql" and "connect_timeout" not in url.query:
+            kwargs["connect_args"] = {"connect_timeout": PG_CONNECT_TIMEOUT}
+        engine = _server_engine(url, kwargs, mysql_sql_mode)
+        # No transaction is ever open on a connection in autocommit: nothing
+        # to roll back when it returns to the pool.
+        readers = _server_engine(
+            url,
+            dict(kwargs, isolation_level="AUTOCOMMIT", pool_reset_on_return=None),
+            mysql_sql_mode,
+        )
+        _READERS[engine] = readers
+        event.listen(engine, "engine_disposed", lambda _engine: readers.dispose())
+    return engine
+
+
+def _server_engine(url: URL, kwargs: dict[str, Any], mysql_sql_mode: str | None) -> Engine:
+    """A MySQL/MariaDB or PostgreSQL engine set up as described above."""
+    if url.get_backend_name() in ("mysql", "mariadb"):
+        engine = sqlalchemy.create_engine(url, **{"isolation_level": _MYSQL_ISOLATION, **kwargs})
+        _set_mysql_session(engine, mysql_sql_mode)
+    else:
+        engine = sqlalchemy.create_engine(url, **kwargs)
+    _ping_when_idle(engine)
     return engine
 
 

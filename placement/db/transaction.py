@@ -43,7 +43,7 @@ import sqlalchemy
 from sqlalchemy.engine import Connection, Engine
 
 from placement import metrics
-from placement.db.engine import SQLITE_BEGIN_OPTION
+from placement.db.engine import SQLITE_BEGIN_OPTION, readers_of
 
 LOG = logging.getLogger(__name__)
 
@@ -86,16 +86,14 @@ def writer(engine: Engine) -> Iterator[Connection]:
 def reader(engine: Engine) -> Iterator[Connection]:
     """A connection in a transaction meant only for reading (deferred ``BEGIN``).
 
-    On PostgreSQL the reads run in autocommit instead: at READ COMMITTED
-    (its default, and MariaDB's here, see ``engine.py``) each statement of
-    a transaction reads its own snapshot anyway, so a reader's ``BEGIN`` and
-    ``ROLLBACK`` were two round trips that bought nothing. Switching back
-    when the connection returns to the pool costs psycopg2 about one round
-    trip, so one is saved; PyMySQL would send ``SET AUTOCOMMIT`` both ways,
-    which saves nothing, so MariaDB keeps its reader transactions.
-    Nothing may lock rows in a reader: a lock would not outlive its statement.
+    On MySQL/MariaDB and PostgreSQL the reads run in autocommit instead,
+    on connections of their own (see ``engine.readers_of``): at READ
+    COMMITTED each statement of a transaction reads its own snapshot anyway,
+    so a reader's ``BEGIN`` and ``ROLLBACK`` were round trips that bought
+    nothing. Nothing may lock rows in a reader: a lock would not outlive
+    its statement.
     """
-    with _transaction(engine, "DEFERRED", autocommit=engine.dialect.name == "postgresql") as conn:
+    with _transaction(readers_of(engine), "DEFERRED") as conn:
         yield conn
 
 
@@ -110,13 +108,9 @@ class CommitInDoubt(sqlalchemy.exc.OperationalError):
 
 
 @contextmanager
-def _transaction(
-    engine: Engine, sqlite_begin: str, *, autocommit: bool = False
-) -> Iterator[Connection]:
+def _transaction(engine: Engine, sqlite_begin: str) -> Iterator[Connection]:
     with engine.connect() as conn:
         conn.execution_options(**{SQLITE_BEGIN_OPTION: sqlite_begin})
-        if autocommit:
-            conn.execution_options(isolation_level="AUTOCOMMIT")
         transaction = conn.begin()
         with transaction:
             yield conn

@@ -30,7 +30,7 @@ import falcon
 import sqlalchemy
 from oslo_config import cfg
 
-from placement import auth, errors, metrics, monitoring_opts
+from placement import auth, db, errors, metrics, monitoring_opts
 from placement.wsgi import middleware
 
 #: The environment key holding the matched route template.
@@ -91,7 +91,7 @@ def instrument(
     if not conf.metrics.enabled:
         return app
     metrics.enable()
-    metrics.watch_pool(engine)
+    metrics.watch_pool(engine, db.readers_of(engine))
     if not metrics.multiprocess():
         _serve(
             conf.metrics.bind,

@@ -8,8 +8,8 @@ backend, through the whole application:
   ``consumer_generation: null`` and owners that exist) is one checkout and
   one transaction of a fixed number of statements;
 * a flat candidates query is one checkout and a fixed number of
-  statements, outside any transaction on PostgreSQL (autocommit: no
-  ``BEGIN`` and ``ROLLBACK`` round trips);
+  statements, on MySQL/MariaDB and PostgreSQL from the readers' pool, whose
+  connections are in autocommit (no ``BEGIN`` and ``ROLLBACK`` round trips);
 * every statement of a claim and of candidates queries (flat, nested, with
   and without ``limit``) has a cache key.
 """
@@ -26,7 +26,8 @@ from sqlalchemy import event
 from sqlalchemy.engine.default import DefaultExecutionContext
 from sqlalchemy.engine.interfaces import CacheStats
 
-from tests import apiclient, rig
+from placement import db
+from tests import apiclient, dbutil, rig
 
 #: A flat candidates query's statements: the deployment's shape and id
 #: range, the trait's id, the providers that fit, their summaries
@@ -45,32 +46,37 @@ class Tally:
     statements: list[str] = field(default_factory=list)
     uncached: list[str] = field(default_factory=list)
     checkouts: int = 0
-    isolation: set[str | None] = field(default_factory=set)
+    #: Whether each statement ran in autocommit, at the driver.
+    autocommit: set[bool] = field(default_factory=set)
 
 
 @contextmanager
 def tallied(engine: sqlalchemy.Engine) -> Iterator[Tally]:
-    """Count statements, uncacheable statements and pool checkouts on ``engine``."""
+    """Count statements, uncacheable statements and pool checkouts on
+    ``engine`` and its readers' engine."""
     tally = Tally()
+    engines = list(dict.fromkeys([engine, db.readers_of(engine)]))
 
     def executed(conn, cursor, statement, parameters, context, executemany) -> None:
         if not isinstance(context, DefaultExecutionContext) or context.compiled is None:
             return  # the dialect's own (pings, BEGIN on SQLite)
         tally.statements.append(statement)
-        tally.isolation.add(conn.get_execution_options().get("isolation_level"))
+        tally.autocommit.add(dbutil.driver_autocommit(conn))
         if context.cache_hit is CacheStats.NO_CACHE_KEY:
             tally.uncached.append(statement)
 
     def checked_out(*_args) -> None:
         tally.checkouts += 1
 
-    event.listen(engine, "after_cursor_execute", executed)
-    event.listen(engine.pool, "checkout", checked_out)
+    for each in engines:
+        event.listen(each, "after_cursor_execute", executed)
+        event.listen(each.pool, "checkout", checked_out)
     try:
         yield tally
     finally:
-        event.remove(engine, "after_cursor_execute", executed)
-        event.remove(engine.pool, "checkout", checked_out)
+        for each in engines:
+            event.remove(each, "after_cursor_execute", executed)
+            event.remove(each.pool, "checkout", checked_out)
 
 
 def _claim(api: apiclient.Api, provider: str, project: str = "p", user: str = "u") -> None:
@@ -95,7 +101,7 @@ def test_a_claim_is_one_transaction_of_fixed_statements(api: apiclient.Api) -> N
         _claim(api, provider)
     assert tally.checkouts == 1
     assert len(tally.statements) == CLAIM_STATEMENTS, tally.statements
-    assert tally.isolation == {None}  # a transaction, on every backend
+    assert tally.autocommit == {False}  # a transaction, on every backend
     assert api.usage(provider) == {"VCPU": 2, "MEMORY_MB": 128}
 
 
@@ -110,8 +116,7 @@ def test_a_flat_candidates_query_is_a_fixed_number_of_statements(api: apiclient.
         api.ok("GET", "/allocation_candidates?resources=VCPU:1&required=HW_CPU_X86_AVX2")
     assert tally.checkouts == 1
     assert len(tally.statements) == FLAT_CANDIDATES_STATEMENTS, tally.statements
-    expected = {"AUTOCOMMIT"} if api.backend == "postgresql" else {None}
-    assert tally.isolation == expected
+    assert tally.autocommit == {api.backend != "sqlite"}
 
 
 def test_a_claim_by_a_new_project_creates_it_and_still_claims(api: apiclient.Api) -> None:

@@ -18,6 +18,7 @@ from oslo_config import cfg
 from placement import conf as placement_conf
 from placement import db
 from placement.db import engine as db_engine
+from tests import dbutil
 from tests.rig import run_together
 
 counter = sa.Table(
@@ -125,6 +126,38 @@ def test_server_session_setup(engine, backend):
             assert conn.get_isolation_level() == "READ COMMITTED"
         else:
             assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+
+
+def test_readers_have_a_pool_of_their_own_in_autocommit(counter_engine, backend):
+    """On a database server a reader's connection comes from the readers'
+    pool and stays in autocommit: no BEGIN, no ROLLBACK, nothing to switch
+    back when it returns. It sets up its session as the writers' pool does."""
+    readers = db.readers_of(counter_engine)
+    if backend == "sqlite":
+        assert readers is counter_engine
+        return
+    assert readers is not counter_engine and readers.pool is not counter_engine.pool
+    for _ in range(2):  # a connection back from the pool is still in autocommit
+        with db.reader(counter_engine) as conn:
+            assert conn.engine is readers
+            assert dbutil.driver_autocommit(conn)
+            if backend == "mysql":
+                assert "TRADITIONAL" in conn.exec_driver_sql("SELECT @@SESSION.sql_mode").scalar()
+            assert conn.execute(sa.select(counter.c.n).where(counter.c.id == 1)).scalar() == 0
+    with db.writer(counter_engine) as conn:
+        assert conn.engine is counter_engine
+        assert not dbutil.driver_autocommit(conn)
+
+
+def test_disposing_an_engine_disposes_its_readers(counter_engine, backend):
+    if backend == "sqlite":
+        pytest.skip("SQLite's readers share the engine")
+    readers = db.readers_of(counter_engine)
+    with db.reader(counter_engine):
+        pass
+    assert readers.pool.checkedin() == 1
+    counter_engine.dispose()
+    assert readers.pool.checkedin() == 0
 
 
 def test_postgresql_with_psycopg2(db_url, backend):
