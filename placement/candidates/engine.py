@@ -152,14 +152,14 @@ def resolve_plan(conn: Connection, request: CandidateRequest) -> Plan | Stop:
     the answer there, before later groups' names are looked up; an unknown
     name is a 400 only if :func:`_upstream_stops_before` says so.
     """
-    root_traits = resolve.root_traits(conn, request.root_traits)
+    shape, known = query.shape(conn, *resolve.named(request))
+    root_traits = resolve.root_traits(conn, request.root_traits, known)
     if root_traits and not _some_root(conn, root_traits):
         return Stop(STOP_ROOT_REQUIRED, root_traits)
-    shape = query.shape(conn)
     groups: list[ResolvedGroup] = []
     for wanted in request.groups:
         try:
-            group = resolve.group(conn, wanted)
+            group = resolve.group(conn, wanted, known)
         except exceptions.NameNotFound:
             if _upstream_stops_before(conn, groups, root_traits, shape):
                 return Stop(STOP_EARLIER, root_traits, shape, tuple(groups))

@@ -17,14 +17,25 @@ Two flavours of each query:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from operator import itemgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 import os_traits
 import sqlalchemy
-from sqlalchemy import Integer, and_, bindparam, case, func, or_, select
+from sqlalchemy import (
+    Integer,
+    and_,
+    bindparam,
+    case,
+    func,
+    literal,
+    null,
+    or_,
+    select,
+    union_all,
+)
 from sqlalchemy.engine import Connection
 
 from placement.candidates.model import (
@@ -64,7 +75,7 @@ def window_bounds(window: Window) -> dict[str, int]:
     return {"window_low": window.low, "window_high": window.high}
 
 
-def _shape_query() -> sqlalchemy.Select:
+def _shape_query(traits: bool, aggregates: bool) -> sqlalchemy.CompoundSelect | sqlalchemy.Select:
     trait_id = (
         select(tables.traits.c.id)
         .where(tables.traits.c.name == os_traits.MISC_SHARES_VIA_AGGREGATE)
@@ -76,24 +87,66 @@ def _shape_query() -> sqlalchemy.Select:
     # would make some databases scan.
     low = select(func.min(_RP.c.id)).scalar_subquery()
     high = select(func.max(_RP.c.id)).scalar_subquery()
-    return select(
-        trait_id.label("trait"),
-        sharing.label("sharing"),
-        nested.label("nested"),
+    shape_row = select(
+        literal(_SHAPE_ROW).label("kind"),
+        null().label("name"),
+        trait_id.label("id"),
+        case((sharing, 1), else_=0).label("sharing"),
+        case((nested, 1), else_=0).label("nested"),
         low.label("low"),
         high.label("high"),
     )
+    named = [
+        select(literal(kind), table.c[column], table.c.id, null(), null(), null(), null()).where(
+            table.c[column].in_(bindparam(parameter, expanding=True))
+        )
+        for kind, table, column, parameter, wanted in (
+            (_TRAIT_ROW, tables.traits, "name", "traits", traits),
+            (_AGGREGATE_ROW, tables.placement_aggregates, "uuid", "aggregates", aggregates),
+        )
+        if wanted
+    ]
+    return union_all(shape_row, *named) if named else shape_row
 
 
-_SHAPE = _shape_query()
+#: The kinds of row of :func:`shape`'s read.
+_SHAPE_ROW, _TRAIT_ROW, _AGGREGATE_ROW = range(3)
+
+_SHAPES = {
+    (traits, aggregates): _shape_query(traits, aggregates)
+    for traits in (False, True)
+    for aggregates in (False, True)
+}
 
 
-def shape(conn: Connection) -> Shape:
+class Names(NamedTuple):
+    """Ids of the traits and aggregates a request names, read with its
+    :class:`Shape` (a name missing here is looked up again where it is
+    resolved, which then reports it as before)."""
+
+    traits: dict[str, int]
+    aggregates: dict[str, int]
+
+
+def shape(
+    conn: Connection, traits: Iterable[str] = (), aggregates: Iterable[str] = ()
+) -> tuple[Shape, Names]:
     """Whether some provider shares, whether some provider has a parent, the
-    sharing trait's id and the range of provider ids (one query: it runs for
-    every request)."""
-    found = conn.execute(_SHAPE).one()
-    return Shape(bool(found.sharing), bool(found.nested), found.trait, (found.low, found.high))
+    sharing trait's id and the range of provider ids, plus the ids of the
+    named ``traits`` and ``aggregates`` (uuids) that exist: one statement,
+    because it runs for every request."""
+    traits, aggregates = sorted(set(traits)), sorted(set(aggregates))
+    statement = _SHAPES[bool(traits), bool(aggregates)]
+    found = Names({}, {})
+    by_kind = {_TRAIT_ROW: found.traits, _AGGREGATE_ROW: found.aggregates}
+    deployment = None
+    for row in conn.execute(statement, {"traits": traits, "aggregates": aggregates}):
+        if row.kind == _SHAPE_ROW:
+            deployment = Shape(bool(row.sharing), bool(row.nested), row.id, (row.low, row.high))
+        else:
+            by_kind[row.kind][row.name] = row.id
+    assert deployment is not None
+    return deployment, found
 
 
 # --- building blocks -----------------------------------------------------------

@@ -18,6 +18,7 @@ import os_traits
 from sqlalchemy.engine import Connection
 
 from placement import filters
+from placement.candidates import query
 from placement.candidates.model import (
     VOID_IN_TREE,
     VOID_MEMBER_OF,
@@ -25,7 +26,7 @@ from placement.candidates.model import (
     ResolvedGroup,
     TraitIds,
 )
-from placement.candidates.request import RequestGroup
+from placement.candidates.request import CandidateRequest, RequestGroup
 from placement.db import tables
 from placement.objects import conditions, exceptions, resource_class, resource_provider, trait
 
@@ -36,9 +37,23 @@ _CLASS_MESSAGE = "Invalid resource class in resources parameter: No such resourc
 _TRAIT_MESSAGE = "No such trait(s): {name}."
 
 
-def root_traits(conn: Connection, wanted: filters.TraitFilter[str]) -> TraitIds:
-    """Ids of ``root_required``; the first unknown name is a 400."""
-    return conditions.trait_ids(conn, wanted, message=_TRAIT_MESSAGE)
+def root_traits(
+    conn: Connection, wanted: filters.TraitFilter[str], known: query.Names | None = None
+) -> TraitIds:
+    """Ids of ``root_required``; the first unknown name is a 400. ``known``:
+    ids read already (see ``query.shape``)."""
+    return conditions.trait_ids(conn, wanted, message=_TRAIT_MESSAGE, known=known and known.traits)
+
+
+def named(request: CandidateRequest) -> tuple[set[str], set[str]]:
+    """The trait names and aggregate uuids anywhere in ``request``, to be
+    read with its shape (``query.shape``)."""
+    traits: set[str] = set().union(*request.root_traits.required, request.root_traits.forbidden)
+    aggregates: set[str] = set()
+    for wanted in request.groups:
+        traits.update(*wanted.traits.required, wanted.traits.forbidden)
+        aggregates.update(*wanted.aggregates.member_of, wanted.aggregates.forbidden)
+    return traits, aggregates
 
 
 def sharing_trait(conn: Connection) -> int:
@@ -46,15 +61,20 @@ def sharing_trait(conn: Connection) -> int:
     return trait.trait_id(conn, os_traits.MISC_SHARES_VIA_AGGREGATE)
 
 
-def group(conn: Connection, wanted: RequestGroup) -> ResolvedGroup:
-    """Resolve one group, in upstream's order (see the module docstring)."""
+def group(
+    conn: Connection, wanted: RequestGroup, known: query.Names | None = None
+) -> ResolvedGroup:
+    """Resolve one group, in upstream's order (see the module docstring).
+    ``known``: ids read already (see ``query.shape``)."""
     classes = _ids(resource_class.resource_class_ids, conn, list(wanted.resources), _CLASS_MESSAGE)
     amounts = tuple((classes[name], amount) for name, amount in wanted.resources.items())
-    aggregates = conditions.aggregate_ids(conn, wanted.aggregates)
+    aggregates = conditions.aggregate_ids(conn, wanted.aggregates, known=known and known.aggregates)
     if not all(aggregates.member_of):
         return ResolvedGroup(wanted.suffix, amounts, TraitIds(), aggregates, void=VOID_MEMBER_OF)
     try:
-        traits = conditions.trait_ids(conn, wanted.traits, message=_TRAIT_MESSAGE)
+        traits = conditions.trait_ids(
+            conn, wanted.traits, message=_TRAIT_MESSAGE, known=known and known.traits
+        )
     except exceptions.TraitNotFound:
         # Nobody in the aggregates comes first. Otherwise that needs no
         # query of its own: the group's query then finds nothing.

@@ -18,6 +18,7 @@ both build their answers from here, on a provider id column:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TypeVar
 
 import sqlalchemy
@@ -88,20 +89,27 @@ def _linked(
     return conditions
 
 
-def trait_ids(conn: Connection, wanted: TraitFilter[str], *, message: str) -> TraitFilter[int]:
+def trait_ids(
+    conn: Connection,
+    wanted: TraitFilter[str],
+    *,
+    message: str,
+    known: Mapping[str, int] | None = None,
+) -> TraitFilter[int]:
     """``wanted`` in trait ids. An unknown name raises
     :class:`~placement.objects.exceptions.TraitNotFound` with ``message``
     (placeholders as in :func:`placement.objects.lookup.rows_by_name`);
     names are looked up in upstream's order: each required set's sorted,
-    then the forbidden ones sorted."""
+    then the forbidden ones sorted. ``known``: ids read already; no query
+    when it has every name."""
     required = [name for any_of in wanted.required for name in sorted(any_of)]
-    ids = lookup.ids_by_name(
-        conn,
-        tables.traits,
-        required + sorted(wanted.forbidden),
-        message=message,
-        error=exceptions.TraitNotFound,
-    )
+    names = required + sorted(wanted.forbidden)
+    if known is not None and all(name in known for name in names):
+        ids = dict(known)
+    else:
+        ids = lookup.ids_by_name(
+            conn, tables.traits, names, message=message, error=exceptions.TraitNotFound
+        )
     return TraitFilter(
         tuple(frozenset(ids[name] for name in any_of) for any_of in wanted.required),
         frozenset(ids[name] for name in wanted.forbidden),
@@ -114,13 +122,19 @@ _AGGREGATES_BY_UUID = select(_AGG.c.uuid, _AGG.c.id).where(
 )
 
 
-def aggregate_ids(conn: Connection, wanted: AggregateFilter[str]) -> AggregateFilter[int]:
+def aggregate_ids(
+    conn: Connection, wanted: AggregateFilter[str], *, known: Mapping[str, int] | None = None
+) -> AggregateFilter[int]:
     """Ids of the aggregates that exist; a ``member_of`` set of only unknown
-    ones becomes empty (and can be met by nobody)."""
+    ones becomes empty (and can be met by nobody). ``known``: ids read
+    already; no query when it has every uuid."""
     uuids = set().union(*wanted.member_of, wanted.forbidden)
     if not uuids:
         return AggregateFilter()
-    ids = dict(conn.execute(_AGGREGATES_BY_UUID, {"uuids": sorted(uuids)}).all())
+    if known is not None and uuids.issubset(known):
+        ids = dict(known)
+    else:
+        ids = dict(conn.execute(_AGGREGATES_BY_UUID, {"uuids": sorted(uuids)}).all())
     return AggregateFilter(
         tuple(frozenset(ids[u] for u in any_of if u in ids) for any_of in wanted.member_of),
         frozenset(ids[u] for u in wanted.forbidden if u in ids),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Iterable, Iterator
 
 import pytest
@@ -23,11 +24,12 @@ from placement.candidates.model import (
 )
 from placement.candidates.request import RequestGroup
 from placement.db import reader, tables
-from placement.objects import conditions
+from placement.objects import conditions, trait
 from tests import rig
 from tests.candidates.world import SHARING, Inventory, World, aggregate_uuid, erase, write
 
 AGG_A, AGG_B = aggregate_uuid(1), aggregate_uuid(2)
+_AGG = tables.placement_aggregates
 EVERYTHING = Window(0, 10**9)
 
 
@@ -137,7 +139,23 @@ def test_shape(db_engine, world):
     rp = tables.resource_providers
     with reader(db_engine) as conn:
         ids = tuple(conn.execute(select(func.min(rp.c.id), func.max(rp.c.id))).one())
-        assert query.shape(conn) == Shape(True, True, resolve.sharing_trait(conn), ids)
+        assert query.shape(conn) == (
+            Shape(True, True, resolve.sharing_trait(conn), ids),
+            query.Names({}, {}),
+        )
+
+
+def test_shape_reads_the_ids_of_names_that_exist_matched_exactly(db_engine, world):
+    with reader(db_engine) as conn:
+        avx = trait.trait_id(conn, "HW_CPU_X86_AVX")
+        aggregates = dict(conn.execute(select(_AGG.c.uuid, _AGG.c.id)).all())
+        shape, known = query.shape(
+            conn,
+            ["HW_CPU_X86_AVX", "hw_cpu_x86_avx", "HW_CPU_X86_AVX ", "CUSTOM_NONE"],
+            [AGG_A, AGG_A.upper(), str(uuid.uuid4())],
+        )
+        assert shape == query.shape(conn)[0]
+        assert known == query.Names({"HW_CPU_X86_AVX": avx}, {AGG_A: aggregates[AGG_A]})
 
 
 def test_sharing_anchors_are_trees_with_any_provider_in_the_aggregate(db_engine, world):

@@ -30,9 +30,9 @@ from placement import db
 from tests import apiclient, dbutil, rig
 
 #: A flat candidates query's statements: the deployment's shape and id
-#: range, the trait's id, the providers that fit, their summaries
-#: (inventories, traits).
-FLAT_CANDIDATES_STATEMENTS = 5
+#: range with the trait's and the aggregate's ids, the providers that fit, their summaries
+#: (providers, then usage with inventories and traits).
+FLAT_CANDIDATES_STATEMENTS = 4
 
 #: A claim's statements: owner ids, consumer insert, provider lock,
 #: inventories with usage, allocations delete, allocations insert,
@@ -112,8 +112,20 @@ def test_a_flat_candidates_query_is_a_fixed_number_of_statements(api: apiclient.
         f"/resource_providers/{provider}/traits",
         {"resource_provider_generation": api.generation(provider), "traits": ["HW_CPU_X86_AVX2"]},
     )
+    aggregate = str(uuid.uuid4())
+    api.ok(
+        "PUT",
+        f"/resource_providers/{provider}/aggregates",
+        {"resource_provider_generation": api.generation(provider), "aggregates": [aggregate]},
+        version="1.19",
+    )
     with tallied(api.engine) as tally:
-        api.ok("GET", "/allocation_candidates?resources=VCPU:1&required=HW_CPU_X86_AVX2")
+        answer = api.ok(
+            "GET",
+            "/allocation_candidates?resources=VCPU:1&required=HW_CPU_X86_AVX2"
+            f"&member_of={aggregate}",
+        )
+    assert len(answer.json()["allocation_requests"]) == 1
     assert tally.checkouts == 1
     assert len(tally.statements) == FLAT_CANDIDATES_STATEMENTS, tally.statements
     assert tally.autocommit == {api.backend != "sqlite"}
