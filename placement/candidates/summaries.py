@@ -26,6 +26,7 @@ from sqlalchemy import (
     cast,
     func,
     literal_column,
+    null,
     select,
     union_all,
 )
@@ -134,16 +135,14 @@ def _wanted(column: ColumnElement[int], name: str, *, array: bool) -> ColumnElem
 class _Reads(NamedTuple):
     """The statements reading the providers whose ``column`` is in ``:ids``."""
 
-    #: The providers themselves, with their generations.
-    providers: sqlalchemy.Select
-    #: One row per provider and kind (see :data:`USAGE` and the others):
-    #: the usage of those providers, the inventories (with the generation
-    #: they were read at) and traits of the providers ``:missing`` from
-    #: :mod:`known`, and the names of the classes ``:classes``.
+    #: One row per provider (kind :data:`PROVIDER`: uuid, incarnation,
+    #: generation, parent, root), per provider with usage (:data:`USAGE`)
+    #: and per class some of them has an inventory of (:data:`CLASS_NAME`).
+    providers: sqlalchemy.CompoundSelect
+    #: The inventories (with the generation they were read at) and traits
+    #: of the providers ``:missing`` from :mod:`known`, one row per
+    #: provider and kind (:data:`INVENTORIES`, :data:`TRAITS`).
     details: sqlalchemy.CompoundSelect
-    #: :attr:`details` when nothing is missing: usage and class names only
-    #: (PostgreSQL plans the four-part statement in a millisecond).
-    usage: sqlalchemy.CompoundSelect
 
 
 def _statements(column: ColumnElement[int], *, array: bool) -> _Reads:
@@ -207,20 +206,28 @@ def _statements(column: ColumnElement[int], *, array: bool) -> _Reads:
         .where(missing)
         .group_by(_RPT.c.resource_provider_id)
     )
-    names = select(_RC.c.id, literal_column(str(CLASS_NAME)), _RC.c.name).where(
-        _wanted(_RC.c.id, "classes", array=array)
+    # Only the classes of those providers: the known ones' too, whose
+    # inventories are not read again.
+    classes = (
+        select(_INV.c.resource_class_id)
+        .select_from(_RP.join(_INV, _INV.c.resource_provider_id == _RP.c.id))
+        .where(wanted)
     )
+    names = select(_RC.c.id, literal_column(str(CLASS_NAME)), _RC.c.name, *[null()] * 4).where(
+        _RC.c.id.in_(classes)
+    )
+    providers = select(
+        _RP.c.id,
+        literal_column(str(PROVIDER)),
+        _RP.c.uuid,
+        _Incarnation(_RP.c.created_at),
+        _RP.c.generation,
+        _RP.c.parent_provider_id,
+        _RP.c.root_provider_id,
+    ).where(wanted)
     return _Reads(
-        providers=select(
-            _RP.c.id,
-            _RP.c.uuid,
-            _RP.c.generation,
-            _Incarnation(_RP.c.created_at).label("incarnation"),
-            _RP.c.parent_provider_id,
-            _RP.c.root_provider_id,
-        ).where(wanted),
-        details=union_all(usage, inventories, traits, names),
-        usage=union_all(usage, names),
+        providers=union_all(providers, usage.add_columns(*[null()] * 4), names),
+        details=union_all(inventories, traits),
     )
 
 
@@ -233,10 +240,11 @@ def _text(*columns: ColumnElement) -> ColumnElement[str]:
     return text
 
 
-#: The kinds of row of the details read, in :class:`_Details` order: a
+#: The kinds of row of the reads, in :class:`_Details` order: a
 #: provider's usage ("class used,…"), inventories ("generation;class name
-#: total reserved ratio,…") or traits ("id name,…"), or a class name.
-USAGE, INVENTORIES, TRAITS, CLASS_NAME = range(4)
+#: total reserved ratio,…") or traits ("id name,…"), or a class name; then
+#: a provider itself.
+USAGE, INVENTORIES, TRAITS, CLASS_NAME, PROVIDER = range(5)
 
 #: Keyed by whether the database takes an array parameter (PostgreSQL).
 _BY_ROOT = {array: _statements(_RP.c.root_provider_id, array=array) for array in (False, True)}
@@ -270,18 +278,27 @@ class _Details(NamedTuple):
 
 
 def _load(conn: Connection, known: Known, trees: Trees, reads: _Reads, ids: list[int]) -> None:
+    """Read the providers ``ids`` (with usage and class names: one statement
+    when all are known), then the inventories and traits of those not yet
+    known, a chunk at a time."""
     kept: dict[int, Details] = {}
     unknown: dict[int, tuple[str, str | None]] = {}
-    for id_, uuid, generation, incarnation, parent, root in all_rows(
+    read = _Details({}, {}, {}, {})
+    for id_, kind, text, incarnation, generation, parent, root in all_rows(
         conn, reads.providers, {"ids": ids}
     ):
-        trees.providers[id_] = Provider(uuid, parent, root)
-        details = known.get(id_, uuid, generation, incarnation)
+        if kind != PROVIDER:
+            read[kind][id_] = text
+            continue
+        trees.providers[id_] = Provider(text, parent, root)
+        details = known.get(id_, text, generation, incarnation)
         if details is None:
-            unknown[id_] = (uuid, incarnation)
+            unknown[id_] = (text, incarnation)
         else:
             kept[id_] = details
-    read = _read_details(conn, reads, ids, kept, unknown)
+    for batch in chunks(unknown, CHUNK):
+        for id_, kind, text in all_rows(conn, reads.details, {"missing": batch}):
+            read[kind][id_] = text
     # Providers of one model read the same texts: each is parsed once.
     parsed_inventories: dict[str, tuple[tuple[int, int], ...]] = {}
     parsed_traits: dict[str, tuple[str, ...]] = {"": ()}
@@ -299,31 +316,6 @@ def _load(conn: Connection, known: Known, trees: Trees, reads: _Reads, ids: list
             traits = parsed_traits[traits_text] = _trait_names(traits_text)
         kept[id_] = known.put(id_, Details(uuid, int(generation), incarnation, resources, traits))
     _show(trees, kept, read)
-
-
-def _read_details(
-    conn: Connection,
-    reads: _Reads,
-    ids: list[int],
-    kept: dict[int, Details],
-    unknown: Iterable[int],
-) -> _Details:
-    """Usage of ``ids``, names of the classes of ``kept``, inventories and
-    traits of the ``unknown``: these ride along the read of usage, beyond a
-    chunk of them (trees of many providers) in reads of their own."""
-    read = _Details({}, {}, {}, {})
-    classes = {class_id for details in kept.values() for class_id, _ in details.inventories}
-    batches = chunks(unknown, CHUNK)
-    first = next(batches, [])
-    params = {"ids": ids, "missing": first, "classes": sorted(classes)}
-    statement = reads.details if first else reads.usage
-    while True:
-        for id_, kind, text in all_rows(conn, statement, params):
-            read[kind][id_] = text
-        more = next(batches, None)
-        if more is None:
-            return read
-        params = {"ids": [], "missing": more, "classes": []}
 
 
 def _show(trees: Trees, kept: dict[int, Details], read: _Details) -> None:

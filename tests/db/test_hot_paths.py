@@ -30,9 +30,10 @@ from placement import db
 from tests import apiclient, dbutil, rig
 
 #: A flat candidates query's statements: the deployment's shape and id
-#: range with the trait's and the aggregate's ids, the providers that fit, their summaries
-#: (providers, then usage with inventories and traits).
-FLAT_CANDIDATES_STATEMENTS = 4
+#: range with the trait's and the aggregate's ids, the providers that fit,
+#: their summaries (providers with usage and class names); one more reads
+#: the inventories and traits of providers not yet known (``known.py``).
+FLAT_CANDIDATES_STATEMENTS = 3
 
 #: A claim's statements: owner ids, consumer insert, provider lock,
 #: inventories with usage, allocations delete, allocations insert,
@@ -119,16 +120,16 @@ def test_a_flat_candidates_query_is_a_fixed_number_of_statements(api: apiclient.
         {"resource_provider_generation": api.generation(provider), "aggregates": [aggregate]},
         version="1.19",
     )
-    with tallied(api.engine) as tally:
-        answer = api.ok(
-            "GET",
-            "/allocation_candidates?resources=VCPU:1&required=HW_CPU_X86_AVX2"
-            f"&member_of={aggregate}",
-        )
-    assert len(answer.json()["allocation_requests"]) == 1
-    assert tally.checkouts == 1
-    assert len(tally.statements) == FLAT_CANDIDATES_STATEMENTS, tally.statements
-    assert tally.autocommit == {api.backend != "sqlite"}
+    query = (
+        f"/allocation_candidates?resources=VCPU:1&required=HW_CPU_X86_AVX2&member_of={aggregate}"
+    )
+    for expected in (FLAT_CANDIDATES_STATEMENTS + 1, FLAT_CANDIDATES_STATEMENTS):
+        with tallied(api.engine) as tally:
+            answer = api.ok("GET", query)
+        assert len(answer.json()["allocation_requests"]) == 1
+        assert tally.checkouts == 1
+        assert len(tally.statements) == expected, tally.statements
+        assert tally.autocommit == {api.backend != "sqlite"}
 
 
 def test_a_claim_by_a_new_project_creates_it_and_still_claims(api: apiclient.Api) -> None:
