@@ -325,7 +325,7 @@ def replace(engine: Engine, writes: list[ConsumerWrite], *, attempts: int) -> No
         nonlocal first
         optimistic, first = first, False
         try:
-            write(conn, writes, owners or existing_owners(conn, writes), optimistic=optimistic)
+            write(conn, writes, dict(owners or {}), optimistic=optimistic)
         except _ConsumerCreateRace:
             if optimistic:
                 raise _NotNew() from None
@@ -373,7 +373,7 @@ def write(
 
     Raises :class:`ConcurrentUpdate` when a provider changed since
     this attempt read it: the caller must roll back and try again.
-    ``optimistic`` as for :func:`prepare_consumers`.
+    ``owners`` and ``optimistic`` as for :func:`prepare_consumers`.
     """
     consumers = prepare_consumers(conn, writes, owners, optimistic=optimistic)
     apply(conn, writes, owners, consumers, named_providers(conn, writes))
@@ -457,12 +457,21 @@ def prepare_consumers(
 ) -> list[consumer_obj.Consumer]:
     """Check the expected generations, then create the consumers that are new.
 
+    ``owners`` holds the owner ids known so far; the others are read here
+    and added to it (:class:`_UnknownOwner` when a row is missing).
     ``optimistic``: take every write whose expected generation is null for
-    a new consumer and insert it without reading first (the usual claim);
-    one that exists after all raises :class:`_ConsumerCreateRace` at the
-    insert, and the next attempt reads.
+    a new consumer and insert it without reading first (the usual claim),
+    its owners read by the insert itself where the database returns
+    inserted rows; one that exists after all raises
+    :class:`_ConsumerCreateRace` at the insert, and the next attempt reads.
     """
     unread = {w.uuid for w in writes if optimistic and w.generation is None}
+    owned_by_insert = unread if conn.dialect.insert_returning else set()
+    owners.update(
+        existing_owners(
+            conn, [w for w in writes if w.uuid not in owners and w.uuid not in owned_by_insert]
+        )
+    )
     existing = consumer_obj.get_by_uuids(conn, [w.uuid for w in writes if w.uuid not in unread])
     for wanted in writes:
         if wanted.generation is UNCHECKED or wanted.uuid in unread:
@@ -476,22 +485,43 @@ def prepare_consumers(
     for wanted in writes:
         found = existing.get(wanted.uuid)
         if found is None:
-            owner = owners[wanted.uuid]
-            # One that gets allocations would be claimed (0 → 1) by apply().
-            claimed = any(wanted.allocations.values())
             try:
-                found = consumer_obj.create(
-                    conn,
-                    wanted.uuid,
-                    project_id=owner.project_id,
-                    user_id=owner.user_id,
-                    consumer_type_id=owner.consumer_type_id,
-                    generation=1 if claimed else 0,
-                )
+                found = _create(conn, wanted, owners)
             except sqlalchemy.exc.IntegrityError:
                 raise _ConsumerCreateRace() from None
         consumers.append(found)
     return consumers
+
+
+def _create(
+    conn: Connection, wanted: ConsumerWrite, owners: dict[str, Owner]
+) -> consumer_obj.Consumer:
+    """Insert ``wanted``'s consumer; its owners from ``owners`` or, not
+    there yet, looked up by the insert (and then added to ``owners``)."""
+    # One that gets allocations would be claimed (0 → 1) by apply().
+    generation = 1 if any(wanted.allocations.values()) else 0
+    owner = owners.get(wanted.uuid)
+    if owner is not None:
+        return consumer_obj.create(
+            conn,
+            wanted.uuid,
+            project_id=owner.project_id,
+            user_id=owner.user_id,
+            consumer_type_id=owner.consumer_type_id,
+            generation=generation,
+        )
+    created = consumer_obj.create_owned(
+        conn,
+        wanted.uuid,
+        project=wanted.project_id,
+        user=wanted.user_id,
+        consumer_type=wanted.consumer_type,
+        generation=generation,
+    )
+    if created is None:
+        raise _UnknownOwner()
+    owners[wanted.uuid] = Owner(created.project_id, created.user_id, created.consumer_type_id)
+    return created
 
 
 def consumer_generation_conflict(expected: object, given: object) -> exceptions.StaleGeneration:
