@@ -137,7 +137,7 @@ class _Reads(NamedTuple):
 
     #: One row per provider (kind :data:`PROVIDER`: uuid, incarnation,
     #: generation, parent, root), per provider with usage (:data:`USAGE`)
-    #: and per class some of them has an inventory of (:data:`CLASS_NAME`).
+    #: and per resource class (:data:`CLASS_NAME`).
     providers: sqlalchemy.CompoundSelect
     #: The inventories (with the generation they were read at) and traits
     #: of the providers ``:missing`` from :mod:`known`, one row per
@@ -179,7 +179,7 @@ def _statements(column: ColumnElement[int], *, array: bool) -> _Reads:
     inventories = in_written_order(
         select(
             _RP.c.id,
-            literal_column(str(INVENTORIES)),
+            literal_column(str(INVENTORIES)).label("kind"),
             cast(_RP.c.generation, String)
             + ";"
             + func.coalesce(func.aggregate_strings(inventory, ","), ""),
@@ -195,7 +195,7 @@ def _statements(column: ColumnElement[int], *, array: bool) -> _Reads:
     traits = in_written_order(
         select(
             _RPT.c.resource_provider_id,
-            literal_column(str(TRAITS)),
+            literal_column(str(TRAITS)).label("kind"),
             func.aggregate_strings(_text(_TRAITS.c.id, _TRAITS.c.name), ","),
         )
         .select_from(
@@ -206,19 +206,14 @@ def _statements(column: ColumnElement[int], *, array: bool) -> _Reads:
         .where(missing)
         .group_by(_RPT.c.resource_provider_id)
     )
-    # Only the classes of those providers: the known ones' too, whose
-    # inventories are not read again.
-    classes = (
-        select(_INV.c.resource_class_id)
-        .select_from(_RP.join(_INV, _INV.c.resource_provider_id == _RP.c.id))
-        .where(wanted)
-    )
-    names = select(_RC.c.id, literal_column(str(CLASS_NAME)), _RC.c.name, *[null()] * 4).where(
-        _RC.c.id.in_(classes)
+    # Every class: a short table, where picking those of the providers'
+    # inventories cost a join over all of their inventories.
+    names = select(
+        _RC.c.id, literal_column(str(CLASS_NAME)).label("kind"), _RC.c.name, *[null()] * 4
     )
     providers = select(
         _RP.c.id,
-        literal_column(str(PROVIDER)),
+        literal_column(str(PROVIDER)).label("kind"),
         _RP.c.uuid,
         _Incarnation(_RP.c.created_at),
         _RP.c.generation,

@@ -35,16 +35,31 @@ def all_rows(
     gives the same order as a sort key (the JSON array has none)."""
     if conn.dialect.name not in ("mysql", "mariadb"):
         return conn.execute(statement, params).all()
-    folded = conn.execute(_as_json_array(statement), params).scalar()
-    rows: list[list[Any]] = json.loads(folded) if folded else []
+    rows: list[list[Any]] = []
+    for folded in conn.execute(_as_json_arrays(statement), params).one():
+        if folded:
+            rows += json.loads(folded)
     if order is not None:
         rows.sort(key=order)
     return rows
 
 
 @lru_cache(maxsize=256)
-def _as_json_array(statement: sqlalchemy.Select | sqlalchemy.CompoundSelect) -> sqlalchemy.Select:
-    """``statement`` as one JSON array of its rows, built once per statement
-    (the statements of the hot paths are built once themselves)."""
+def _as_json_arrays(statement: sqlalchemy.Select | sqlalchemy.CompoundSelect) -> sqlalchemy.Select:
+    """``statement`` as one row of JSON arrays of its rows, built once per
+    statement (the statements of the hot paths are built once themselves).
+
+    A ``UNION ALL`` gives an array per part: MariaDB would first copy the
+    whole union into a temporary table (a read of 7000 providers with
+    their usage took 17 ms instead of 13 in two statements).
+    """
+    if isinstance(statement, sqlalchemy.CompoundSelect) and statement.keyword == (
+        sqlalchemy.sql.selectable._CompoundSelectKeyword.UNION_ALL
+    ):
+        return select(*[_json_array(part).scalar_subquery() for part in statement.selects])
+    return _json_array(statement)
+
+
+def _json_array(statement: sqlalchemy.SelectBase) -> sqlalchemy.Select:
     rows = statement.subquery()
     return select(func.json_arrayagg(func.json_array(*rows.c)))

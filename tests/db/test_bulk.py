@@ -60,3 +60,30 @@ def test_mysql_reads_one_row(migrated_engine: sqlalchemy.Engine, backend: str) -
         assert ids == list(range(1, 51))  # sorted by ``order``
     else:
         assert ids == list(range(50, 0, -1))  # the statement's own order
+
+
+def test_a_union_all_reads_every_part(migrated_engine: sqlalchemy.Engine, backend: str) -> None:
+    """MySQL folds each part of a ``UNION ALL`` into an array of its own
+    (one row still); an empty part adds nothing."""
+    _providers(migrated_engine, 6)
+    parent = select(_RP.c.id, _RP.c.uuid, _RP.c.parent_provider_id).where(_RP.c.id == 1)
+    children = select(_RP.c.id, _RP.c.name, _RP.c.root_provider_id).where(_RP.c.id > 4)
+    none = select(_RP.c.id, _RP.c.name, _RP.c.root_provider_id).where(_RP.c.id > 99)
+    statement = sqlalchemy.union_all(parent, none, children)
+    statements: list[str] = []
+
+    def seen(conn, cursor, statement, parameters, context, executemany) -> None:
+        if statement != "BEGIN":  # SQLite's, see ``db.engine``
+            statements.append(statement)
+
+    event.listen(migrated_engine, "after_cursor_execute", seen)
+    with migrated_engine.connect() as conn:
+        found = sorted(tuple(row) for row in all_rows(conn, statement))
+    assert found == [
+        (1, "00000000-0000-0000-0000-000000000001", None),
+        (5, "rp-\N{SNOWMAN}-5", 1),
+        (6, "rp-\N{SNOWMAN}-6", 1),
+    ]
+    assert len(statements) == 1
+    if backend == "mysql":
+        assert statements[0].lower().count("json_arrayagg(json_array(") == 3

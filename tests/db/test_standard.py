@@ -53,11 +53,14 @@ def test_nothing_missing_costs_one_select_per_table(migrated_engine):
         if "resource_classes" in statement or "traits" in statement:
             statements.append(statement.split()[0].upper())
 
-    sa.event.listen(migrated_engine, "before_cursor_execute", record)
+    engines = {migrated_engine, db.readers_of(migrated_engine)}  # reads use the readers'
+    for engine in engines:
+        sa.event.listen(engine, "before_cursor_execute", record)
     try:
         db.sync_standard_names(migrated_engine)
     finally:
-        sa.event.remove(migrated_engine, "before_cursor_execute", record)
+        for engine in engines:
+            sa.event.remove(engine, "before_cursor_execute", record)
     assert statements == ["SELECT", "SELECT"]
 
 
