@@ -366,36 +366,37 @@ def text(trees: Trees, shown: Iterable[int], version: mv.Version, requested: set
     nested = version >= mv.NESTED_CANDIDATES
     providers = trees.providers
     quoted = _Quoted()
-    # Providers of one model show the same inventories and traits: each
-    # distinct list is written once.
-    resources_text: dict[tuple, str] = {}
-    traits_text: dict[tuple, str] = {}
+    # Providers of one model share their lists of resources and of traits
+    # (see ``_show``): each distinct list is written once, found by its
+    # identity (hashing the lists' contents cost more than writing them).
+    resources_text: dict[int, str] = {}
+    traits_text: dict[int, str] = {}
     parts = []
     for id_ in sorted(shown):
         provider = providers[id_]
-        key = tuple(provider.resources)
-        resources = resources_text.get(key)
+        resources = resources_text.get(id(provider.resources))
         if resources is None:
-            resources = resources_text[key] = ", ".join(
+            resources = resources_text[id(provider.resources)] = ", ".join(
                 [
                     f'{quoted[name]}: {{"capacity": {capacity}, "used": {used}}}'
-                    for name, capacity, used in key
+                    for name, capacity, used in provider.resources
                     if all_classes or name in requested
                 ]
             )
         part = f'{quoted[provider.uuid]}: {{"resources": {{{resources}}}'
         if with_traits:
-            names = provider.traits
-            traits = traits_text.get(names)
+            traits = traits_text.get(id(provider.traits))
             if traits is None:
-                traits = traits_text[names] = ", ".join([quoted[name] for name in names])
-            part += ', "traits": [' + traits + "]"
+                traits = traits_text[id(provider.traits)] = ", ".join(
+                    [quoted[name] for name in provider.traits]
+                )
+            part = f'{part}, "traits": [{traits}]'
         if nested:
             parent = (
                 quoted[providers[provider.parent].uuid] if provider.parent is not None else "null"
             )
-            part += (
-                f', "parent_provider_uuid": {parent}, '
+            part = (
+                f'{part}, "parent_provider_uuid": {parent}, '
                 f'"root_provider_uuid": {quoted[providers[provider.root].uuid]}'
             )
         parts.append(part + "}")
