@@ -86,7 +86,7 @@ PG_CONNECT_TIMEOUT = 10
 #: Seconds a pooled connection may sit idle and still be handed out unpinged.
 PING_AFTER_IDLE = 1.0
 
-#: PostgreSQL engines' companions for readers (see :func:`readers_of`).
+#: Database servers' engines' companions for readers (see :func:`readers_of`).
 _READERS: WeakKeyDictionary[Engine, Engine] = WeakKeyDictionary()
 
 

@@ -104,8 +104,9 @@ def trait_ids(
     when it has every name."""
     required = [name for any_of in wanted.required for name in sorted(any_of)]
     names = required + sorted(wanted.forbidden)
+    ids: Mapping[str, int]
     if known is not None and all(name in known for name in names):
-        ids = dict(known)
+        ids = known
     else:
         ids = lookup.ids_by_name(
             conn, tables.traits, names, message=message, error=exceptions.TraitNotFound
@@ -131,8 +132,9 @@ def aggregate_ids(
     uuids = set().union(*wanted.member_of, wanted.forbidden)
     if not uuids:
         return AggregateFilter()
+    ids: Mapping[str, int]
     if known is not None and uuids.issubset(known):
-        ids = dict(known)
+        ids = known
     else:
         ids = dict(conn.execute(_AGGREGATES_BY_UUID, {"uuids": sorted(uuids)}).all())
     return AggregateFilter(

@@ -160,22 +160,30 @@ def create(
     ``sqlalchemy.exc.IntegrityError`` (at insert or at commit); the caller
     runs its transaction again and then finds the row.
     """
-    now = tables.utcnow()
     new_id = inserted_id(
         conn.execute(
             _INSERT,
             {
-                "uuid": uuid,
+                **_new_row(uuid, generation),
                 "project_id": project_id,
                 "user_id": user_id,
-                "generation": generation,
                 "consumer_type_id": consumer_type_id,
-                "created_at": now,
-                "updated_at": now if generation else None,
             },
         )
     )
     return Consumer(new_id, uuid, project_id, user_id, generation, consumer_type_id, fresh=True)
+
+
+def _new_row(uuid: str, generation: int) -> dict[str, object]:
+    """The values of a new consumer's row besides its owners: one that
+    starts claimed carries ``updated_at`` too (see :func:`create`)."""
+    now = tables.utcnow()
+    return {
+        "uuid": uuid,
+        "generation": generation,
+        "created_at": now,
+        "updated_at": now if generation else None,
+    }
 
 
 def _owned_insert(typed: bool) -> sqlalchemy.Insert:
@@ -232,18 +240,9 @@ def create_owned(
     has no row yet. Only where the database returns inserted rows
     (``conn.dialect.insert_returning``: SQLite, PostgreSQL, MariaDB 10.5+).
     """
-    now = tables.utcnow()
     row = conn.execute(
         _OWNED_INSERTS[consumer_type is not None],
-        {
-            "uuid": uuid,
-            "project": project,
-            "user": user,
-            "type": consumer_type,
-            "generation": generation,
-            "created_at": now,
-            "updated_at": now if generation else None,
-        },
+        {**_new_row(uuid, generation), "project": project, "user": user, "type": consumer_type},
     ).first()
     if row is None:
         return None
