@@ -89,7 +89,11 @@ def test_dummy_parameters_spec_is_upstreams():
 def test_actuator_spec_is_upstreams_plus_the_planner_choice():
     spec = catalog.STRATEGIES_BY_NAME["actuator"].parameters_spec
     assert spec["required"] == ["actions"]
-    assert spec["properties"]["planner"] == {"type": "string", "enum": sorted(PLANNERS)}
+    # Named here, not read from PLANNERS: adding or dropping a planner must show up.
+    assert spec["properties"]["planner"] == {
+        "type": "string",
+        "enum": ["node_resource_consolidation", "weight", "workload_stabilization"],
+    }
     item = spec["properties"]["actions"]["items"]
     assert set(item["properties"]) == {"action_type", "resource_id", "input_parameters"}
     assert item["properties"]["input_parameters"]["properties"] == {}
