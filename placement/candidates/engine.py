@@ -35,7 +35,7 @@ from oslo_config import cfg
 from sqlalchemy.engine import Connection, Engine
 
 from placement import metrics
-from placement.candidates import known, output, query, resolve, slots, summaries
+from placement.candidates import deployment, known, output, query, resolve, slots, summaries
 from placement.candidates.combine import Search
 from placement.candidates.model import (
     STOP_EARLIER,
@@ -152,7 +152,7 @@ def resolve_plan(conn: Connection, request: CandidateRequest) -> Plan | Stop:
     the answer there, before later groups' names are looked up; an unknown
     name is a 400 only if :func:`_upstream_stops_before` says so.
     """
-    shape, known = query.shape(conn, *resolve.named(request))
+    shape, known = deployment.shape(conn, *resolve.named(request))
     root_traits = resolve.root_traits(conn, request.root_traits, known)
     if root_traits and not _some_root(conn, root_traits):
         return Stop(STOP_ROOT_REQUIRED, root_traits)

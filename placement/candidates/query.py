@@ -17,12 +17,11 @@ Two flavours of each query:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from functools import lru_cache
 from operator import itemgetter
-from typing import Any, NamedTuple
+from typing import Any
 
-import os_traits
 import sqlalchemy
 from sqlalchemy import (
     Integer,
@@ -30,11 +29,8 @@ from sqlalchemy import (
     bindparam,
     case,
     func,
-    literal,
-    null,
     or_,
     select,
-    union_all,
 )
 from sqlalchemy.engine import Connection
 
@@ -45,7 +41,6 @@ from placement.candidates.model import (
     ProviderRow,
     ResolvedGroup,
     Room,
-    Shape,
     TraitIds,
     Window,
 )
@@ -73,80 +68,6 @@ def in_window(root_id: sqlalchemy.ColumnElement, window: Window) -> list:
 def window_bounds(window: Window) -> dict[str, int]:
     """The parameters of :func:`in_window`."""
     return {"window_low": window.low, "window_high": window.high}
-
-
-def _shape_query(traits: bool, aggregates: bool) -> sqlalchemy.CompoundSelect | sqlalchemy.Select:
-    trait_id = (
-        select(tables.traits.c.id)
-        .where(tables.traits.c.name == os_traits.MISC_SHARES_VIA_AGGREGATE)
-        .scalar_subquery()
-    )
-    sharing = select(_RPT.c.resource_provider_id).where(_RPT.c.trait_id == trait_id).exists()
-    nested = select(_RP.c.id).where(_RP.c.parent_provider_id.is_not(None)).exists()
-    # Two subqueries: each is one index probe, where min and max together
-    # would make some databases scan.
-    low = select(func.min(_RP.c.id)).scalar_subquery()
-    high = select(func.max(_RP.c.id)).scalar_subquery()
-    shape_row = select(
-        literal(_SHAPE_ROW).label("kind"),
-        null().label("name"),
-        trait_id.label("id"),
-        case((sharing, 1), else_=0).label("sharing"),
-        case((nested, 1), else_=0).label("nested"),
-        low.label("low"),
-        high.label("high"),
-    )
-    named = [
-        select(literal(kind), table.c[column], table.c.id, null(), null(), null(), null()).where(
-            table.c[column].in_(bindparam(parameter, expanding=True))
-        )
-        for kind, table, column, parameter, wanted in (
-            (_TRAIT_ROW, tables.traits, "name", "traits", traits),
-            (_AGGREGATE_ROW, tables.placement_aggregates, "uuid", "aggregates", aggregates),
-        )
-        if wanted
-    ]
-    return union_all(shape_row, *named) if named else shape_row
-
-
-#: The kinds of row of :func:`shape`'s read.
-_SHAPE_ROW, _TRAIT_ROW, _AGGREGATE_ROW = range(3)
-
-_SHAPES = {
-    (traits, aggregates): _shape_query(traits, aggregates)
-    for traits in (False, True)
-    for aggregates in (False, True)
-}
-
-
-class Names(NamedTuple):
-    """Ids of the traits and aggregates a request names, read with its
-    :class:`Shape` (a name missing here is looked up again where it is
-    resolved, which then reports it as before)."""
-
-    traits: dict[str, int]
-    aggregates: dict[str, int]
-
-
-def shape(
-    conn: Connection, traits: Iterable[str] = (), aggregates: Iterable[str] = ()
-) -> tuple[Shape, Names]:
-    """Whether some provider shares, whether some provider has a parent, the
-    sharing trait's id and the range of provider ids, plus the ids of the
-    named ``traits`` and ``aggregates`` (uuids) that exist: one statement,
-    because it runs for every request."""
-    traits, aggregates = sorted(set(traits)), sorted(set(aggregates))
-    statement = _SHAPES[bool(traits), bool(aggregates)]
-    found = Names({}, {})
-    by_kind = {_TRAIT_ROW: found.traits, _AGGREGATE_ROW: found.aggregates}
-    deployment = None
-    for row in conn.execute(statement, {"traits": traits, "aggregates": aggregates}):
-        if row.kind == _SHAPE_ROW:
-            deployment = Shape(bool(row.sharing), bool(row.nested), row.id, (row.low, row.high))
-        else:
-            by_kind[row.kind][row.name] = row.id
-    assert deployment is not None
-    return deployment, found
 
 
 # --- building blocks -----------------------------------------------------------

@@ -18,7 +18,7 @@ import os_traits
 from sqlalchemy.engine import Connection
 
 from placement import filters
-from placement.candidates import query
+from placement.candidates import deployment
 from placement.candidates.model import (
     VOID_IN_TREE,
     VOID_MEMBER_OF,
@@ -38,16 +38,16 @@ _TRAIT_MESSAGE = "No such trait(s): {name}."
 
 
 def root_traits(
-    conn: Connection, wanted: filters.TraitFilter[str], known: query.Names | None = None
+    conn: Connection, wanted: filters.TraitFilter[str], known: deployment.Names | None = None
 ) -> TraitIds:
     """Ids of ``root_required``; the first unknown name is a 400. ``known``:
-    ids read already (see ``query.shape``)."""
+    ids read already (see ``deployment.shape``)."""
     return conditions.trait_ids(conn, wanted, message=_TRAIT_MESSAGE, known=known and known.traits)
 
 
 def named(request: CandidateRequest) -> tuple[set[str], set[str]]:
     """The trait names and aggregate uuids anywhere in ``request``, to be
-    read with its shape (``query.shape``)."""
+    read with its shape (``deployment.shape``)."""
     traits: set[str] = set().union(*request.root_traits.required, request.root_traits.forbidden)
     aggregates: set[str] = set()
     for wanted in request.groups:
@@ -62,10 +62,10 @@ def sharing_trait(conn: Connection) -> int:
 
 
 def group(
-    conn: Connection, wanted: RequestGroup, known: query.Names | None = None
+    conn: Connection, wanted: RequestGroup, known: deployment.Names | None = None
 ) -> ResolvedGroup:
     """Resolve one group, in upstream's order (see the module docstring).
-    ``known``: ids read already (see ``query.shape``)."""
+    ``known``: ids read already (see ``deployment.shape``)."""
     classes = _ids(resource_class.resource_class_ids, conn, list(wanted.resources), _CLASS_MESSAGE)
     amounts = tuple((classes[name], amount) for name, amount in wanted.resources.items())
     aggregates = conditions.aggregate_ids(conn, wanted.aggregates, known=known and known.aggregates)

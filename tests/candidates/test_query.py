@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 
 from placement import filters
 from placement import microversion as mv
-from placement.candidates import query, resolve, summaries, trees
+from placement.candidates import deployment, query, resolve, summaries, trees
 from placement.candidates.known import Known
 from placement.candidates.model import (
     UNCHECKED,
@@ -139,9 +139,9 @@ def test_shape(db_engine, world):
     rp = tables.resource_providers
     with reader(db_engine) as conn:
         ids = tuple(conn.execute(select(func.min(rp.c.id), func.max(rp.c.id))).one())
-        assert query.shape(conn) == (
+        assert deployment.shape(conn) == (
             Shape(True, True, resolve.sharing_trait(conn), ids),
-            query.Names({}, {}),
+            deployment.Names({}, {}),
         )
 
 
@@ -149,13 +149,13 @@ def test_shape_reads_the_ids_of_names_that_exist_matched_exactly(db_engine, worl
     with reader(db_engine) as conn:
         avx = trait.trait_id(conn, "HW_CPU_X86_AVX")
         aggregates = dict(conn.execute(select(_AGG.c.uuid, _AGG.c.id)).all())
-        shape, known = query.shape(
+        shape, known = deployment.shape(
             conn,
             ["HW_CPU_X86_AVX", "hw_cpu_x86_avx", "HW_CPU_X86_AVX ", "CUSTOM_NONE"],
             [AGG_A, AGG_A.upper(), str(uuid.uuid4())],
         )
-        assert shape == query.shape(conn)[0]
-        assert known == query.Names({"HW_CPU_X86_AVX": avx}, {AGG_A: aggregates[AGG_A]})
+        assert shape == deployment.shape(conn)[0]
+        assert known == deployment.Names({"HW_CPU_X86_AVX": avx}, {AGG_A: aggregates[AGG_A]})
 
 
 def test_sharing_anchors_are_trees_with_any_provider_in_the_aggregate(db_engine, world):
