@@ -54,6 +54,8 @@ from placement.db import migration, reader, standard
 from placement.objects import (
     aggregate,
     allocation,
+    claim,
+    claim_consumers,
     exceptions,
     filters,
     inventory,
@@ -113,8 +115,8 @@ def build(engine: sqlalchemy.Engine, consumers: int, others: int, clients: int) 
         aggregate.set_aggregates(engine, slots, [group], increment_generation=True)
         elsewhere.append(slots)
     held = {str(uuid.uuid4()): {drained.uuid: dict(CONSUMER)} for _ in range(consumers)}
-    writes = [allocation.ConsumerWrite(c, "bench", "bench", a) for c, a in held.items()]
-    allocation.replace(engine, writes, attempts=10)
+    writes = [claim_consumers.ConsumerWrite(c, "bench", "bench", a) for c, a in held.items()]
+    claim.replace(engine, writes, attempts=10)
     return Cloud(drained, hosts, elsewhere, group, held)
 
 
@@ -148,9 +150,13 @@ def scheduler(
         choice = {p: dict(s["resources"]) for p, s in rng.choice(options)["allocations"].items()}
         consumer = str(uuid.uuid4())
         try:
-            allocation.replace(
+            claim.replace(
                 engine,
-                [allocation.ConsumerWrite(consumer, "bench", "bench", choice, generation=None)],
+                [
+                    claim_consumers.ConsumerWrite(
+                        consumer, "bench", "bench", choice, generation=None
+                    )
+                ],
                 attempts=10,
             )
         except exceptions.InvalidAllocation:

@@ -11,7 +11,7 @@ import sqlalchemy
 
 from placement import db, metrics
 from placement.db import engine as db_engine
-from placement.objects import allocation, exceptions
+from placement.objects import claim, exceptions
 from placement.objects import resource_provider as rp_obj
 from tests import dbutil, rig, server
 
@@ -59,7 +59,7 @@ def test_generation_retries_count_every_attempt_but_the_last(engine):
 
     before = count("placement_server_retries_total", reason="generation_conflict")
     with pytest.raises(exceptions.ConcurrentUpdate):
-        allocation.retry_on_conflict(engine, lose, attempts=3)
+        claim.retry_on_conflict(engine, lose, attempts=3)
     assert count("placement_server_retries_total", reason="generation_conflict") == before + 2
 
 

@@ -1,7 +1,7 @@
 """``/allocations/{consumer_uuid}``, ``POST /allocations`` and a provider's allocations.
 
 Bodies change shape with the microversion (see ``placement.schemas.allocation``);
-here every shape is turned into :class:`allocation.ConsumerWrite` records and
+here every shape is turned into :class:`claim_consumers.ConsumerWrite` records and
 the object layer does the rest. The object layer's errors get the prefix
 each route has upstream (:data:`_PUT`, :data:`_POST`).
 """
@@ -18,7 +18,7 @@ from oslo_utils import uuidutils
 from placement import errors, policy
 from placement import microversion as mv
 from placement.handlers import base
-from placement.objects import allocation, exceptions
+from placement.objects import allocation, claim, claim_consumers, exceptions
 from placement.schemas import NO_BODY
 from placement.schemas import allocation as schema
 
@@ -54,7 +54,7 @@ _DONE = {204: NO_BODY}
 
 def consumer_writes(
     conf: cfg.ConfigOpts, entries: dict, version: mv.Version
-) -> list[allocation.ConsumerWrite]:
+) -> list[claim_consumers.ConsumerWrite]:
     """Dict-form entries keyed by consumer uuid → writes for the object layer."""
     return [
         _write(conf, consumer_uuid, entry, entry["allocations"], version)
@@ -64,13 +64,13 @@ def consumer_writes(
 
 def _write(
     conf: cfg.ConfigOpts, consumer_uuid: str, body: dict, by_provider: dict, version: mv.Version
-) -> allocation.ConsumerWrite:
+) -> claim_consumers.ConsumerWrite:
     if "project_id" in body:
         project_id, user_id = body["project_id"], body["user_id"]
     else:  # below 1.8 the body has no owner: upstream's placeholders
         project_id = conf.placement.incomplete_consumer_project_id
         user_id = conf.placement.incomplete_consumer_user_id
-    return allocation.ConsumerWrite(
+    return claim_consumers.ConsumerWrite(
         uuid=consumer_uuid,
         project_id=project_id,
         user_id=user_id,
@@ -78,7 +78,7 @@ def _write(
         generation=(
             body["consumer_generation"]
             if version >= mv.CONSUMER_GENERATION
-            else allocation.UNCHECKED
+            else claim_consumers.UNCHECKED
         ),
         consumer_type=body.get("consumer_type") if version >= mv.CONSUMER_TYPES else None,
     )
@@ -142,7 +142,7 @@ class ConsumerAllocations(base.Resource):
             by_provider = _list_to_dict(by_provider)
         writes = [_write(self.deps.conf, consumer_uuid, data, by_provider, want)]
         with base.answering(_PUT, consumer=consumer_uuid):
-            allocation.replace(
+            claim.replace(
                 self.deps.engine,
                 writes,
                 attempts=self.deps.conf.placement.allocation_conflict_retry_count,
@@ -169,7 +169,7 @@ class Allocations(base.Resource):
     def on_post(self, req: falcon.Request, resp: falcon.Response, data: dict) -> None:
         want = base.version(req)
         with base.answering(_POST):
-            allocation.replace(
+            claim.replace(
                 self.deps.engine,
                 consumer_writes(self.deps.conf, data, want),
                 attempts=self.deps.conf.placement.allocation_conflict_retry_count,

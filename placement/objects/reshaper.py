@@ -34,7 +34,7 @@ from typing import Any
 from sqlalchemy.engine import Connection, Engine
 
 from placement.db import tables
-from placement.objects import allocation, exceptions
+from placement.objects import claim, claim_consumers, claim_providers, exceptions
 from placement.objects import inventory as inv_obj
 from placement.objects import resource_provider as rp_obj
 
@@ -50,13 +50,13 @@ class InventoryChange:
 def reshape(
     engine: Engine,
     inventories: Mapping[str, InventoryChange],
-    writes: list[allocation.ConsumerWrite],
+    writes: list[claim_consumers.ConsumerWrite],
     *,
     attempts: int,
 ) -> None:
     """Replace ``inventories`` (by provider uuid) and ``writes`` in one transaction."""
-    owners = allocation.resolve_owners(engine, writes)
-    allocation.retry_on_conflict(
+    owners = claim_consumers.resolve_owners(engine, writes)
+    claim.retry_on_conflict(
         engine, lambda conn: _reshape(conn, inventories, writes, owners), attempts=attempts
     )
 
@@ -64,24 +64,22 @@ def reshape(
 def _reshape(
     conn: Connection,
     inventories: Mapping[str, InventoryChange],
-    writes: list[allocation.ConsumerWrite],
-    owners: dict[str, allocation.Owner],
+    writes: list[claim_consumers.ConsumerWrite],
+    owners: dict[str, claim_consumers.Owner],
 ) -> None:
     # Lock everything this reshape touches up front, in one id order.
-    allocation.lock_providers(
+    claim_providers.lock_providers(
         conn,
         tables.resource_providers.c.uuid.in_(
             list(inventories) + [rp for w in writes for rp in w.allocations]
         ),
     )
     reshaped = _reshaped_providers(conn, inventories)
-    consumers = allocation.prepare_consumers(conn, writes, owners)
-    providers: dict[str, allocation.LockedProvider | rp_obj.Provider] = dict(
-        allocation.named_providers(conn, writes)
+    consumers = claim_consumers.prepare_consumers(conn, writes, owners)
+    providers: dict[str, claim_providers.LockedProvider | rp_obj.Provider] = dict(
+        claim_providers.named_providers(conn, writes)
     )
-    allocation.resource_class_ids(
-        conn, [rc for change in inventories.values() for rc in change.records]
-    )
+    claim.resource_class_ids(conn, [rc for change in inventories.values() for rc in change.records])
 
     for uuid, change in inventories.items():
         if change.records:
@@ -93,7 +91,7 @@ def _reshape(
             reshaped[uuid] = _replace(conn, provider, interim)
 
     providers.update(reshaped)
-    bumped = allocation.apply(conn, writes, owners, consumers, providers)
+    bumped = claim.apply(conn, writes, owners, consumers, providers)
 
     for uuid, change in inventories.items():
         provider = reshaped[uuid]

@@ -12,7 +12,7 @@ import sqlalchemy
 from sqlalchemy import func, select
 
 from placement.db import tables
-from placement.objects import allocation, exceptions
+from placement.objects import claim, claim_consumers, claim_providers, exceptions
 from placement.objects import resource_provider as rp_obj
 from tests import rig
 from tests.apiclient import Api, body, error, new_uuid
@@ -160,7 +160,7 @@ def test_each_retry_is_a_new_transaction(api):
         return provider.generation + 1
 
     before = api.generation(a)
-    assert allocation.retry_on_conflict(api.engine, attempt, attempts=5) == before + 1
+    assert claim.retry_on_conflict(api.engine, attempt, attempts=5) == before + 1
     assert len(calls) == 3
     assert api.generation(a) == before + 1  # the two lost attempts were rolled back
 
@@ -173,7 +173,7 @@ def test_retries_are_bounded(api):
         raise exceptions.ConcurrentUpdate("provider")
 
     with pytest.raises(exceptions.ConcurrentUpdate) as raised:
-        allocation.retry_on_conflict(api.engine, attempt, attempts=4)
+        claim.retry_on_conflict(api.engine, attempt, attempts=4)
     assert len(calls) == 4
     assert raised.value.message == exceptions.CONCURRENT_UPDATE_MESSAGES["provider"]
 
@@ -200,25 +200,27 @@ def test_exhausted_retries_answer_409(api, monkeypatch):
 def test_consumer_changed_under_a_write_is_a_409_without_retry(api):
     a = api.provider(VCPU={"total": 8})
     consumer = api.claim({a: {"VCPU": 1}})
-    write = allocation.ConsumerWrite(consumer, "project", "user", {a: {"VCPU": 2}}, generation=1)
-    owners = allocation.resolve_owners(api.engine, [write])
+    write = claim_consumers.ConsumerWrite(
+        consumer, "project", "user", {a: {"VCPU": 2}}, generation=1
+    )
+    owners = claim_consumers.resolve_owners(api.engine, [write])
     calls = []
 
     def attempt(conn):
         calls.append(conn)
-        consumers = allocation.prepare_consumers(conn, [write], owners)
+        consumers = claim_consumers.prepare_consumers(conn, [write], owners)
         # Another writer got there between our read and our swap.
         conn.execute(
             sqlalchemy.update(tables.consumers)
             .where(tables.consumers.c.uuid == consumer)
             .values(generation=tables.consumers.c.generation + 1)
         )
-        allocation.apply(
-            conn, [write], owners, consumers, allocation.named_providers(conn, [write])
+        claim.apply(
+            conn, [write], owners, consumers, claim_providers.named_providers(conn, [write])
         )
 
     with pytest.raises(exceptions.ConcurrentUpdate) as raised:
-        allocation.retry_on_conflict(api.engine, attempt, attempts=5)
+        claim.retry_on_conflict(api.engine, attempt, attempts=5)
     assert len(calls) == 1
     assert raised.value.generation_of == "consumer"
     assert api.held(consumer)["consumer_generation"] == 1

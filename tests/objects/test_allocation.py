@@ -7,19 +7,19 @@ from sqlalchemy import func, select
 
 from placement.db import tables
 from placement.db.transaction import reader
-from placement.objects import allocation, exceptions, reshaper
+from placement.objects import allocation, claim, claim_consumers, exceptions, reshaper
 from placement.objects import consumer as consumer_obj
 from tests.apiclient import new_uuid
 
 
-def _write(consumer: str, allocations: dict, **kwargs) -> allocation.ConsumerWrite:
-    return allocation.ConsumerWrite(consumer, "project", "user", allocations, **kwargs)
+def _write(consumer: str, allocations: dict, **kwargs) -> claim_consumers.ConsumerWrite:
+    return claim_consumers.ConsumerWrite(consumer, "project", "user", allocations, **kwargs)
 
 
 def test_replace_then_read_both_ways(api):
     a, b = api.provider(VCPU={"total": 8}), api.provider(DISK_GB={"total": 100})
     consumer = new_uuid()
-    allocation.replace(
+    claim.replace(
         api.engine,
         [_write(consumer, {a: {"VCPU": 2}, b: {"DISK_GB": 10}}, consumer_type="INSTANCE")],
         attempts=3,
@@ -56,7 +56,7 @@ def test_reads_of_nothing(api):
 def test_untyped_consumer_reads_as_unknown(api):
     a = api.provider(VCPU={"total": 8})
     consumer = new_uuid()
-    allocation.replace(api.engine, [_write(consumer, {a: {"VCPU": 1}})], attempts=3)
+    claim.replace(api.engine, [_write(consumer, {a: {"VCPU": 1}})], attempts=3)
     assert (
         allocation.get_for_consumer(api.engine, consumer).consumer_type == consumer_obj.UNKNOWN_TYPE
     )
@@ -65,7 +65,7 @@ def test_untyped_consumer_reads_as_unknown(api):
 def test_delete_for_consumer(api):
     a = api.provider(VCPU={"total": 8})
     consumer = new_uuid()
-    allocation.replace(api.engine, [_write(consumer, {a: {"VCPU": 1}})], attempts=3)
+    claim.replace(api.engine, [_write(consumer, {a: {"VCPU": 1}})], attempts=3)
     allocation.delete_for_consumer(api.engine, consumer)
     assert allocation.get_for_consumer(api.engine, consumer) is None
     with pytest.raises(exceptions.NoAllocations):
@@ -75,16 +75,14 @@ def test_delete_for_consumer(api):
 def test_domain_errors(api):
     a = api.provider(VCPU={"total": 2})
     with pytest.raises(exceptions.ResourceClassNotFound) as unknown:
-        allocation.replace(
+        claim.replace(
             api.engine, [_write(new_uuid(), {a: {"CUSTOM_A": 1, "CUSTOM_B": 1}})], attempts=3
         )
     assert unknown.value.message == "No such resource class CUSTOM_A."
     with pytest.raises(exceptions.InvalidAllocation, match="exceed the capacity"):
-        allocation.replace(api.engine, [_write(new_uuid(), {a: {"VCPU": 3}})], attempts=3)
+        claim.replace(api.engine, [_write(new_uuid(), {a: {"VCPU": 3}})], attempts=3)
     with pytest.raises(exceptions.StaleGeneration, match="expected null but got 4"):
-        allocation.replace(
-            api.engine, [_write(new_uuid(), {a: {"VCPU": 1}}, generation=4)], attempts=3
-        )
+        claim.replace(api.engine, [_write(new_uuid(), {a: {"VCPU": 1}}, generation=4)], attempts=3)
 
 
 def test_owner_rows_are_created_once(api):
@@ -109,7 +107,7 @@ def test_reshape_failure_changes_nothing(api):
     root = api.provider(VCPU={"total": 8}, VGPU={"total": 2})
     child = api.provider(parent=root)
     holder, newcomer = new_uuid(), new_uuid()
-    allocation.replace(api.engine, [_write(holder, {root: {"VGPU": 1}})], attempts=3)
+    claim.replace(api.engine, [_write(holder, {root: {"VGPU": 1}})], attempts=3)
     generations = api.generation(root), api.generation(child)
     # The child gets VGPU and the newcomer lands there, but the root's final
     # inventory drops VGPU that the holder still uses: everything rolls back.
@@ -141,16 +139,16 @@ def test_every_consumer_write_sets_updated_at(api):
     """As upstream's insert-then-bump does: tools reading the table see when it changed."""
     a = api.provider(VCPU={"total": 8})
     consumer = new_uuid()
-    allocation.replace(api.engine, [_write(consumer, {a: {"VCPU": 1}})], attempts=3)
+    claim.replace(api.engine, [_write(consumer, {a: {"VCPU": 1}})], attempts=3)
     created = _consumer_row(api, consumer)
     assert created.generation == 1
     assert created.updated_at is not None and created.updated_at >= created.created_at
 
-    allocation.replace(api.engine, [_write(consumer, {a: {"VCPU": 2}}, generation=1)], attempts=3)
+    claim.replace(api.engine, [_write(consumer, {a: {"VCPU": 2}}, generation=1)], attempts=3)
     bumped = _consumer_row(api, consumer)
     assert bumped.generation == 2 and bumped.updated_at >= created.updated_at
 
-    moved = allocation.ConsumerWrite(consumer, "other", "user", {a: {"VCPU": 2}}, generation=2)
-    allocation.replace(api.engine, [moved], attempts=3)
+    moved = claim_consumers.ConsumerWrite(consumer, "other", "user", {a: {"VCPU": 2}}, generation=2)
+    claim.replace(api.engine, [moved], attempts=3)
     owned = _consumer_row(api, consumer)
     assert owned.generation == 3 and owned.updated_at >= bumped.updated_at
