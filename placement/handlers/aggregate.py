@@ -12,7 +12,7 @@ import falcon
 
 from placement import errors, policy
 from placement import microversion as mv
-from placement.handlers import base
+from placement.handlers import base, preamble
 from placement.handlers.resource_provider import PROVIDER
 from placement.objects import aggregate as agg_obj
 from placement.objects import exceptions
@@ -35,10 +35,10 @@ class Aggregates(base.Resource):
         ),
     }
 
-    @base.responder(
+    @preamble.responder(
         policy.RP_AGGREGATES_LIST,
-        base.accepts_json,
-        base.since(mv.AGGREGATES),
+        preamble.accepts_json,
+        preamble.since(mv.AGGREGATES),
         lookup=PROVIDER,
         returns={200: schema.AGGREGATES},
     )
@@ -47,10 +47,10 @@ class Aggregates(base.Resource):
     ) -> None:
         _send(req, resp, agg_obj.list_for_provider(self.deps.engine, provider), provider.generation)
 
-    @base.responder(
+    @preamble.responder(
         policy.RP_AGGREGATES_UPDATE,
-        base.sends_json,
-        base.since(mv.AGGREGATES),
+        preamble.sends_json,
+        preamble.since(mv.AGGREGATES),
         lookup=PROVIDER,
         body=schema.PUT_AGGREGATES,
         returns={200: schema.AGGREGATES},

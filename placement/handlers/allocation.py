@@ -17,7 +17,7 @@ from oslo_utils import uuidutils
 
 from placement import errors, policy
 from placement import microversion as mv
-from placement.handlers import base
+from placement.handlers import base, preamble
 from placement.objects import allocation, claim, claim_consumers, exceptions
 from placement.schemas import NO_BODY
 from placement.schemas import allocation as schema
@@ -89,8 +89,8 @@ def _list_to_dict(items: list) -> dict:
     return {item["resource_provider"]["uuid"]: {"resources": item["resources"]} for item in items}
 
 
-@base.refusing(400)
-def _canonical_consumer(call: base.Call) -> None:
+@preamble.refusing(400)
+def _canonical_consumer(call: preamble.Call) -> None:
     """The path's consumer uuid in its canonical form; 400 when it is no uuid."""
     consumer_uuid = call.kwargs["consumer_uuid"]
     if not uuidutils.is_uuid_like(consumer_uuid):
@@ -101,9 +101,9 @@ def _canonical_consumer(call: base.Call) -> None:
 class ConsumerAllocations(base.Resource):
     """``/allocations/{consumer_uuid}``: what one consumer holds."""
 
-    @base.responder(
+    @preamble.responder(
         policy.ALLOCATIONS_LIST,
-        base.accepts_json,
+        preamble.accepts_json,
         returns={200: schema.CONSUMER_ALLOCATIONS},
     )
     def on_get(self, req: falcon.Request, resp: falcon.Response, consumer_uuid: str) -> None:
@@ -125,9 +125,9 @@ class ConsumerAllocations(base.Resource):
         base.send_json(resp, body)
         base.set_cache_headers(req, resp, (found and found.last_modified) or base.utcnow())
 
-    @base.responder(
+    @preamble.responder(
         policy.ALLOCATIONS_UPDATE,
-        base.sends_json,
+        preamble.sends_json,
         lookup=_canonical_consumer,
         body=schema.PUT,
         path={"consumer_uuid": {"type": "string", "format": "uuid"}},
@@ -149,7 +149,7 @@ class ConsumerAllocations(base.Resource):
             )
         base.send_empty(resp, 204)
 
-    @base.responder(policy.ALLOCATIONS_DELETE, returns=_DONE)
+    @preamble.responder(policy.ALLOCATIONS_DELETE, returns=_DONE)
     def on_delete(self, req: falcon.Request, resp: falcon.Response, consumer_uuid: str) -> None:
         with base.answering(_DELETE):
             allocation.delete_for_consumer(self.deps.engine, consumer_uuid)
@@ -157,14 +157,14 @@ class ConsumerAllocations(base.Resource):
 
 
 #: ``POST /allocations`` arrived in 1.13: below, it is a 404.
-_SINCE_POST = base.since(mv.POST_ALLOCATIONS)
+_SINCE_POST = preamble.since(mv.POST_ALLOCATIONS)
 
 
 class Allocations(base.Resource):
     """``POST /allocations`` (1.13): replace several consumers' allocations at once."""
 
-    @base.responder(
-        policy.ALLOCATIONS_MANAGE, _SINCE_POST, base.sends_json, body=schema.POST, returns=_DONE
+    @preamble.responder(
+        policy.ALLOCATIONS_MANAGE, _SINCE_POST, preamble.sends_json, body=schema.POST, returns=_DONE
     )
     def on_post(self, req: falcon.Request, resp: falcon.Response, data: dict) -> None:
         want = base.version(req)
@@ -180,9 +180,9 @@ class Allocations(base.Resource):
 class ProviderAllocations(base.Resource):
     """``GET /resource_providers/{uuid}/allocations``: everything held on a provider."""
 
-    @base.responder(
+    @preamble.responder(
         policy.RP_ALLOCATIONS_LIST,
-        base.accepts_json,
+        preamble.accepts_json,
         returns={200: schema.PROVIDER_ALLOCATIONS},
     )
     def on_get(self, req: falcon.Request, resp: falcon.Response, uuid: str) -> None:

@@ -10,12 +10,12 @@ from placement import errors, policy
 from placement import microversion as mv
 from placement.candidates import engine
 from placement.candidates import request as candidate_request
-from placement.handlers import base
+from placement.handlers import base, preamble
 from placement.objects import exceptions
 from placement.schemas import allocation_candidate as schema
 
 #: The route arrived in 1.10: below, it is a 404.
-_SINCE = base.since(mv.ALLOCATION_CANDIDATES)
+_SINCE = preamble.since(mv.ALLOCATION_CANDIDATES)
 
 
 class AllocationCandidates(base.Resource):
@@ -24,10 +24,10 @@ class AllocationCandidates(base.Resource):
     #: The request names unknown traits or classes: the query is wrong.
     ANSWERS: ClassVar[base.Answers] = {exceptions.NameNotFound: base.Answer(errors.BadRequest)}
 
-    @base.responder(
+    @preamble.responder(
         policy.ALLOCATION_CANDIDATES_LIST,
         _SINCE,
-        base.accepts_json,
+        preamble.accepts_json,
         query=schema.QUERY,
         returns={200: schema.RESPONSE},
     )

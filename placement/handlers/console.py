@@ -13,7 +13,7 @@ import falcon
 
 from placement import errors, filters, policy
 from placement import microversion as mv
-from placement.handlers import base
+from placement.handlers import base, preamble
 from placement.objects import capacity, exceptions
 from placement.schemas import console as schema
 
@@ -36,9 +36,9 @@ class Capacity(base.Resource):
         exceptions.ResourceClassNotFound: base.Answer(errors.BadRequest),
     }
 
-    @base.responder(
+    @preamble.responder(
         policy.CONSOLE_CAPACITY,
-        base.accepts_json,
+        preamble.accepts_json,
         query=schema.CAPACITY_QUERY,
         returns={200: schema.CAPACITY},
     )

@@ -18,7 +18,7 @@ from placement import microversion as mv
 from placement import policy
 from placement.candidates import engine, explain
 from placement.candidates import request as candidate_request
-from placement.handlers import allocation_candidate, base
+from placement.handlers import allocation_candidate, base, preamble
 from placement.schemas import allocation_candidate as schema
 
 
@@ -27,10 +27,10 @@ class CandidateDiagnostics(base.Resource):
 
     ANSWERS = allocation_candidate.AllocationCandidates.ANSWERS
 
-    @base.responder(
+    @preamble.responder(
         policy.ALLOCATION_CANDIDATES_LIST,
-        base.since(mv.ALLOCATION_CANDIDATES),
-        base.accepts_json,
+        preamble.since(mv.ALLOCATION_CANDIDATES),
+        preamble.accepts_json,
         query=schema.QUERY,
         returns={200: schema.DIAGNOSTICS},
     )

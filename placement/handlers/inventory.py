@@ -13,7 +13,7 @@ from falcon import Request, Response
 
 from placement import errors, policy
 from placement import microversion as mv
-from placement.handlers import base
+from placement.handlers import base, preamble
 from placement.handlers.resource_provider import PROVIDER, provider_lookup, provider_path
 from placement.objects import exceptions
 from placement.objects import inventory as inv_obj
@@ -86,7 +86,7 @@ _DELETED = {204: NO_BODY}
 
 #: Before 1.5 ``DELETE .../inventories`` is refused by upstream's version gate,
 #: a 405 with no ``Allow`` header and no message.
-_SINCE_DELETE_ALL = base.since(
+_SINCE_DELETE_ALL = preamble.since(
     mv.DELETE_ALL_INVENTORIES, lambda _: errors.MethodNotAllowed(message="")
 )
 
@@ -138,9 +138,9 @@ def _send_one(
 class Inventories(base.Resource):
     """The whole inventory of a provider."""
 
-    @base.responder(
+    @preamble.responder(
         policy.RP_INVENTORIES_LIST,
-        base.accepts_json,
+        preamble.accepts_json,
         lookup=_EXPLAINED_PROVIDER,
         returns=_INVENTORIES,
     )
@@ -157,9 +157,9 @@ class Inventories(base.Resource):
             req, resp, base.latest([i.last_modified for i in inventories.values()])
         )
 
-    @base.responder(
+    @preamble.responder(
         policy.RP_INVENTORIES_CREATE,
-        base.sends_json,
+        preamble.sends_json,
         lookup=PROVIDER,
         body=schema.POST_ONE,
         returns={201: schema.INVENTORY},
@@ -174,9 +174,9 @@ class Inventories(base.Resource):
         )
         _send_one(req, resp, inv_obj.with_defaults(data), generation, base.utcnow(), 201)
 
-    @base.responder(
+    @preamble.responder(
         policy.RP_INVENTORIES_UPDATE,
-        base.sends_json,
+        preamble.sends_json,
         lookup=PROVIDER,
         body=schema.PUT_ALL,
         returns=_INVENTORIES,
@@ -200,7 +200,7 @@ class Inventories(base.Resource):
         base.send_json(resp, {"inventories": records, "resource_provider_generation": generation})
         base.set_cache_headers(req, resp, base.utcnow() if records else None)
 
-    @base.responder(
+    @preamble.responder(
         policy.RP_INVENTORIES_DELETE, _SINCE_DELETE_ALL, lookup=PROVIDER, returns=_DELETED
     )
     def on_delete(self, req: Request, resp: Response, uuid: str, provider: Provider) -> None:
@@ -212,9 +212,9 @@ class Inventories(base.Resource):
 class Inventory(base.Resource):
     """The inventory of one resource class on a provider."""
 
-    @base.responder(
+    @preamble.responder(
         policy.RP_INVENTORIES_SHOW,
-        base.accepts_json,
+        preamble.accepts_json,
         lookup=_EXPLAINED_PROVIDER,
         returns=_INVENTORY,
     )
@@ -226,9 +226,9 @@ class Inventory(base.Resource):
             raise errors.NotFound(f"No inventory of class {resource_class} for {uuid}")
         _send_one(req, resp, inventory.record, provider.generation, inventory.last_modified)
 
-    @base.responder(
+    @preamble.responder(
         policy.RP_INVENTORIES_UPDATE,
-        base.sends_json,
+        preamble.sends_json,
         lookup=PROVIDER,
         body=schema.PUT_ONE,
         returns=_INVENTORY,
@@ -248,7 +248,7 @@ class Inventory(base.Resource):
         )
         _send_one(req, resp, inv_obj.with_defaults(data), generation, base.utcnow())
 
-    @base.responder(policy.RP_INVENTORIES_DELETE, lookup=PROVIDER, returns=_DELETED)
+    @preamble.responder(policy.RP_INVENTORIES_DELETE, lookup=PROVIDER, returns=_DELETED)
     def on_delete(
         self, req: Request, resp: Response, uuid: str, resource_class: str, provider: Provider
     ) -> None:

@@ -11,7 +11,7 @@ import falcon
 
 from placement import errors, policy
 from placement import microversion as mv
-from placement.handlers import base
+from placement.handlers import base, preamble
 from placement.handlers.allocation import consumer_writes
 from placement.objects import exceptions, reshaper
 from placement.schemas import NO_BODY
@@ -39,10 +39,10 @@ class Reshaper(base.Resource):
         ),
     }
 
-    @base.responder(
+    @preamble.responder(
         policy.RESHAPER_RESHAPE,
-        base.since(mv.RESHAPER),
-        base.sends_json,
+        preamble.since(mv.RESHAPER),
+        preamble.sends_json,
         body=schema.RESHAPE,
         returns={204: NO_BODY},
     )

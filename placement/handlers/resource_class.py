@@ -13,7 +13,7 @@ import falcon
 
 from placement import errors, policy
 from placement import microversion as mv
-from placement.handlers import base
+from placement.handlers import base, preamble
 from placement.objects import resource_class as rc_obj
 from placement.schemas import NO_BODY, Schema
 from placement.schemas import resource_class as schema
@@ -31,13 +31,15 @@ def _render(req: falcon.Request, rc: rc_obj.ResourceClass) -> dict:
 
 
 #: Every route here arrived in 1.2: below, each is a 404.
-_SINCE = base.since(mv.RESOURCE_CLASSES)
+_SINCE = preamble.since(mv.RESOURCE_CLASSES)
 
 
 class ResourceClasses(base.Resource):
     """``/resource_classes``: list every class, create a custom one."""
 
-    @base.responder(policy.RC_LIST, _SINCE, base.accepts_json, returns={200: schema.LIST_RESPONSE})
+    @preamble.responder(
+        policy.RC_LIST, _SINCE, preamble.accepts_json, returns={200: schema.LIST_RESPONSE}
+    )
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         classes = rc_obj.list_all(self.deps.engine)
         base.send_json(resp, {"resource_classes": [_render(req, rc) for rc in classes]})
@@ -45,10 +47,10 @@ class ResourceClasses(base.Resource):
             req, resp, base.latest([rc.last_modified for rc in classes]) or base.utcnow()
         )
 
-    @base.responder(
+    @preamble.responder(
         policy.RC_CREATE,
         _SINCE,
-        base.sends_json,
+        preamble.sends_json,
         body=schema.NAME_BODY,
         returns={201: NO_BODY},
     )
@@ -61,16 +63,18 @@ class ResourceClasses(base.Resource):
 class ResourceClass(base.Resource):
     """``/resource_classes/{name}``: show, rename or ensure, delete."""
 
-    @base.responder(policy.RC_SHOW, _SINCE, base.accepts_json, returns={200: schema.RESOURCE_CLASS})
+    @preamble.responder(
+        policy.RC_SHOW, _SINCE, preamble.accepts_json, returns={200: schema.RESOURCE_CLASS}
+    )
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
         rc = rc_obj.get(self.deps.engine, name)
         base.send_json(resp, _render(req, rc))
         base.set_cache_headers(req, resp, rc.last_modified or base.utcnow())
 
-    @base.responder(
+    @preamble.responder(
         policy.RC_UPDATE,
         _SINCE,
-        base.sends_json,
+        preamble.sends_json,
         body=schema.NAME_BODY,
         returns={200: schema.RESOURCE_CLASS},
     )
@@ -78,7 +82,7 @@ class ResourceClass(base.Resource):
         rc = rc_obj.rename(self.deps.engine, name, data["name"])
         base.send_json(resp, _render(req, rc))
 
-    @base.responder(
+    @preamble.responder(
         policy.RC_UPDATE,
         path={"name": schema.CUSTOM_NAME},
         returns={201: NO_BODY, 204: NO_BODY},
@@ -90,9 +94,9 @@ class ResourceClass(base.Resource):
         base.send_empty(resp, 201 if created else 204)
 
     #: Two operations under one route, each with its own preamble.
-    on_put = base.by_version(mv.RESOURCE_CLASS_PUT_CREATE, _rename, _ensure)
+    on_put = preamble.by_version(mv.RESOURCE_CLASS_PUT_CREATE, _rename, _ensure)
 
-    @base.responder(policy.RC_DELETE, _SINCE, returns={204: NO_BODY})
+    @preamble.responder(policy.RC_DELETE, _SINCE, returns={204: NO_BODY})
     def on_delete(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
         rc_obj.delete_custom(self.deps.engine, name)
         base.send_empty(resp, 204)

@@ -9,7 +9,7 @@ import falcon
 
 from placement import errors, filters, policy
 from placement import microversion as mv
-from placement.handlers import base
+from placement.handlers import base, preamble
 from placement.objects import exceptions
 from placement.objects import resource_provider as rp_obj
 from placement.objects.resource_provider import Provider
@@ -48,11 +48,11 @@ def load_provider(
     return provider
 
 
-def provider_lookup(*, explain: bool = False, separator: str = " : ") -> base.Step:
+def provider_lookup(*, explain: bool = False, separator: str = " : ") -> preamble.Step:
     """The preamble step passing on the provider the path's ``uuid`` names as ``provider``."""
 
-    @base.refusing(404)
-    def step(call: base.Call) -> None:
+    @preamble.refusing(404)
+    def step(call: preamble.Call) -> None:
         call.kwargs["provider"] = load_provider(
             call.resource, call.kwargs["uuid"], explain=explain, separator=separator
         )
@@ -89,9 +89,9 @@ class ResourceProviders(base.Resource):
     #: The list's filters name unknown traits or classes: the query is wrong.
     ANSWERS: ClassVar[base.Answers] = {exceptions.NameNotFound: base.Answer(errors.BadRequest)}
 
-    @base.responder(
+    @preamble.responder(
         policy.RP_LIST,
-        base.accepts_json,
+        preamble.accepts_json,
         query=schema.LIST_QUERY,
         returns={200: schema.LIST_RESPONSE},
     )
@@ -103,9 +103,9 @@ class ResourceProviders(base.Resource):
             req, resp, base.latest([p.last_modified for p in providers]) or base.utcnow()
         )
 
-    @base.responder(
+    @preamble.responder(
         policy.RP_CREATE,
-        base.sends_json,
+        preamble.sends_json,
         body=schema.POST_PROVIDER,
         returns={200: schema.CREATED_SHOWN, 201: schema.CREATED},
     )
@@ -159,8 +159,8 @@ _DELETE: base.Answers = {exceptions.ProviderNotFound: base.Answer(errors.NotFoun
 class ResourceProvider(base.Resource):
     """``/resource_providers/{uuid}``: show, update, delete."""
 
-    @base.responder(
-        policy.RP_SHOW, base.accepts_json, lookup=PROVIDER, returns={200: schema.PROVIDER}
+    @preamble.responder(
+        policy.RP_SHOW, preamble.accepts_json, lookup=PROVIDER, returns={200: schema.PROVIDER}
     )
     def on_get(
         self, req: falcon.Request, resp: falcon.Response, uuid: str, provider: Provider
@@ -168,9 +168,9 @@ class ResourceProvider(base.Resource):
         base.send_json(resp, serialize(req, provider))
         base.set_cache_headers(req, resp, provider.last_modified)
 
-    @base.responder(
+    @preamble.responder(
         policy.RP_UPDATE,
-        base.sends_json,
+        preamble.sends_json,
         lookup=PROVIDER,
         body=schema.PUT_PROVIDER,
         returns={200: schema.PROVIDER},
@@ -190,7 +190,7 @@ class ResourceProvider(base.Resource):
         # Upstream reports the update time read before this write.
         base.set_cache_headers(req, resp, provider.updated_at)
 
-    @base.responder(policy.RP_DELETE, returns={204: NO_BODY})
+    @preamble.responder(policy.RP_DELETE, returns={204: NO_BODY})
     def on_delete(self, req: falcon.Request, resp: falcon.Response, uuid: str) -> None:
         with base.answering(_DELETE):
             rp_obj.delete_provider(self.deps.engine, uuid)

@@ -5,12 +5,12 @@ from __future__ import annotations
 import falcon
 
 from placement import microversion as mv
-from placement.handlers import base
+from placement.handlers import base, preamble
 from placement.schemas import root as schema
 
 
 class Root(base.Resource):
-    @base.responder(None, returns={200: schema.VERSIONS})
+    @preamble.responder(None, returns={200: schema.VERSIONS})
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         base.send_json(
             resp,

@@ -10,7 +10,7 @@ import jsonschema
 
 from placement import errors, policy
 from placement import microversion as mv
-from placement.handlers import base
+from placement.handlers import base, preamble
 from placement.objects import exceptions
 from placement.objects import trait as trait_obj
 from placement.schemas import NO_BODY
@@ -61,17 +61,17 @@ def _list_filters(params: dict[str, str]) -> dict:
 
 
 #: Every route here arrived in 1.6: below, each is a 404.
-_SINCE = base.since(mv.TRAITS)
+_SINCE = preamble.since(mv.TRAITS)
 _TRAITS = {200: schema.PROVIDER_TRAITS}
 
 
 class Traits(base.Resource):
     """``GET /traits``: trait names, optionally filtered."""
 
-    @base.responder(
+    @preamble.responder(
         policy.TRAITS_LIST,
         _SINCE,
-        base.accepts_json,
+        preamble.accepts_json,
         query=schema.LIST_QUERY,
         returns={200: schema.LIST_RESPONSE},
     )
@@ -87,13 +87,13 @@ class Trait(base.Resource):
     #: Upstream's routes word an unknown trait themselves (so with ``Vary``).
     ANSWERS: ClassVar[base.Answers] = {exceptions.TraitNotFound: base.Answer(errors.NotFound)}
 
-    @base.responder(policy.TRAITS_SHOW, _SINCE, returns={204: NO_BODY})
+    @preamble.responder(policy.TRAITS_SHOW, _SINCE, returns={204: NO_BODY})
     def on_get(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
         trait = trait_obj.get(self.deps.engine, name)
         base.send_empty(resp, 204)
         base.set_cache_headers(req, resp, trait.created_at)
 
-    @base.responder(
+    @preamble.responder(
         policy.TRAITS_UPDATE,
         _SINCE,
         path={"name": schema.CUSTOM_NAME},
@@ -109,7 +109,7 @@ class Trait(base.Resource):
         base.send_empty(resp, 201 if created else 204)
         base.set_cache_headers(req, resp, trait.created_at)
 
-    @base.responder(policy.TRAITS_DELETE, _SINCE, returns={204: NO_BODY})
+    @preamble.responder(policy.TRAITS_DELETE, _SINCE, returns={204: NO_BODY})
     def on_delete(self, req: falcon.Request, resp: falcon.Response, name: str) -> None:
         trait_obj.delete_custom(self.deps.engine, name)
         base.send_empty(resp, 204)
@@ -118,16 +118,16 @@ class Trait(base.Resource):
 class ProviderTraits(base.Resource):
     """``/resource_providers/{uuid}/traits``: a provider's set of traits."""
 
-    @base.responder(policy.RP_TRAITS_LIST, _SINCE, base.accepts_json, returns=_TRAITS)
+    @preamble.responder(policy.RP_TRAITS_LIST, _SINCE, preamble.accepts_json, returns=_TRAITS)
     def on_get(self, req: falcon.Request, resp: falcon.Response, uuid: str) -> None:
         with base.answering(_SHOW, uuid=uuid):
             found = trait_obj.provider_traits(self.deps.engine, uuid)
         self._send(req, resp, found)
 
-    @base.responder(
+    @preamble.responder(
         policy.RP_TRAITS_UPDATE,
         _SINCE,
-        base.sends_json,
+        preamble.sends_json,
         body=schema.SET_PROVIDER_TRAITS,
         returns=_TRAITS,
     )
@@ -138,7 +138,7 @@ class ProviderTraits(base.Resource):
             )
         self._send(req, resp, found)
 
-    @base.responder(policy.RP_TRAITS_DELETE, _SINCE, returns={204: NO_BODY})
+    @preamble.responder(policy.RP_TRAITS_DELETE, _SINCE, returns={204: NO_BODY})
     def on_delete(self, req: falcon.Request, resp: falcon.Response, uuid: str) -> None:
         trait_obj.clear_provider_traits(self.deps.engine, uuid)
         base.send_empty(resp, 204)

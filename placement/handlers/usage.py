@@ -6,7 +6,7 @@ import falcon
 
 from placement import microversion as mv
 from placement import policy
-from placement.handlers import base
+from placement.handlers import base, preamble
 from placement.handlers.resource_provider import provider_lookup
 from placement.objects import usage as usage_obj
 from placement.objects.resource_provider import Provider
@@ -16,9 +16,9 @@ from placement.schemas import usage as schema
 class ProviderUsages(base.Resource):
     """``/resource_providers/{uuid}/usages``."""
 
-    @base.responder(
+    @preamble.responder(
         policy.RP_USAGES,
-        base.accepts_json,
+        preamble.accepts_json,
         lookup=provider_lookup(explain=True, separator=": "),
         returns={200: schema.PROVIDER_USAGES},
     )
@@ -43,10 +43,10 @@ def _asked_project(req: falcon.Request) -> dict:
 class Usages(base.Resource):
     """``/usages?project_id=&user_id=&consumer_type=``."""
 
-    @base.responder(
+    @preamble.responder(
         policy.USAGES,
-        base.since(mv.USAGES),
-        base.accepts_json,
+        preamble.since(mv.USAGES),
+        preamble.accepts_json,
         target=_asked_project,
         query=schema.USAGES_QUERY,
         returns={200: schema.USAGES},

@@ -2,7 +2,7 @@
 
 Built, never written by hand: each path and method of the route table
 (:data:`routes.ROUTES`) becomes an operation from what its responder declares
-(:class:`placement.handlers.base.Declaration`): the request body and query
+(:class:`placement.handlers.preamble.Declaration`): the request body and query
 string schemas the preamble validates with, the response bodies it states
 (``returns=``), and the statuses its steps and answer tables can produce.
 A change to a schema, a route or a preamble changes the description with it.
@@ -31,7 +31,7 @@ from typing import Any
 
 from placement import auth
 from placement import microversion as mv
-from placement.handlers import base
+from placement.handlers import preamble
 from placement.schemas import EMPTY, NOT_ANSWERED, Schema, Versioned
 from placement.wsgi import routes
 
@@ -156,15 +156,15 @@ def operations() -> Iterable[tuple[str, str, type]]:
             yield template, method.strip(), resource
 
 
-def declarations_of(resource: type, method: str) -> tuple[base.Declaration, ...]:
+def declarations_of(resource: type, method: str) -> tuple[preamble.Declaration, ...]:
     responder = getattr(resource, f"on_{method.lower()}")
-    declared = base.declarations(responder)
+    declared = preamble.declarations(responder)
     if not declared:
         raise TypeError(f"{resource.__name__}.on_{method.lower()} declares nothing")
     return declared
 
 
-def successes(declared: base.Declaration, version: mv.Version) -> dict[int, Schema]:
+def successes(declared: preamble.Declaration, version: mv.Version) -> dict[int, Schema]:
     """The success statuses ``declared`` answers at ``version``, with their bodies' schemas."""
     found = {status: schema.at(version) for status, schema in declared.returns.items()}
     return {status: schema for status, schema in sorted(found.items()) if schema != NOT_ANSWERED}
@@ -182,8 +182,8 @@ def statuses(template: str, method: str, resource: type) -> frozenset[int]:
     current = newest(declarations_of(resource, method), api)
     found = set(successes(current, api.maximum)) | COMMON_STATUSES
     for step in current.steps:
-        if not isinstance(step, base.Since):
-            found |= base.refusals(step)
+        if not isinstance(step, preamble.Since):
+            found |= preamble.refusals(step)
     for table in (*current.answers, getattr(resource, "ANSWERS", {})):
         found |= {answer.error.status for answer in table.values()}
     if _PATH_FIELD.search(template):
@@ -233,14 +233,14 @@ def _link(paths: dict[str, dict[str, Any]]) -> None:
                 answer["links"] = targets
 
 
-def newest(declared: tuple[base.Declaration, ...], api: Api) -> base.Declaration:
+def newest(declared: tuple[preamble.Declaration, ...], api: Api) -> preamble.Declaration:
     """The declaration serving the API's newest version."""
     return _serving(declared, api.maximum) or declared[-1]
 
 
 def _serving(
-    declared: tuple[base.Declaration, ...], version: mv.Version
-) -> base.Declaration | None:
+    declared: tuple[preamble.Declaration, ...], version: mv.Version
+) -> preamble.Declaration | None:
     for each in declared:
         if (each.first is None or version >= each.first) and (
             each.until is None or version < each.until
@@ -348,7 +348,7 @@ def _query_parameters(query: Versioned | None, version: mv.Version) -> list[dict
 
 
 def _responses(
-    template: str, method: str, resource: type, current: base.Declaration, api: Api
+    template: str, method: str, resource: type, current: preamble.Declaration, api: Api
 ) -> dict[str, Any]:
     answers: dict[str, Any] = {}
     shown = successes(current, api.maximum)
@@ -390,7 +390,7 @@ def _phrase(status: int) -> str:
     return HTTPStatus(status).phrase
 
 
-def _older_ranges(declared: tuple[base.Declaration, ...], api: Api) -> list[dict[str, Any]]:
+def _older_ranges(declared: tuple[preamble.Declaration, ...], api: Api) -> list[dict[str, Any]]:
     """The version ranges below the newest whose shapes differ from it, oldest first."""
     shapes = [(version, _shape(declared, version)) for version in api.versions()]
     newest = shapes[-1][1]
@@ -409,14 +409,14 @@ def _older_ranges(declared: tuple[base.Declaration, ...], api: Api) -> list[dict
     ]
 
 
-def _shape(declared: tuple[base.Declaration, ...], version: mv.Version) -> dict[str, Any]:
+def _shape(declared: tuple[preamble.Declaration, ...], version: mv.Version) -> dict[str, Any]:
     """What an operation takes and answers at ``version`` (or how it refuses)."""
     serving = _serving(declared, version)
     if serving is None:
         raise ValueError(f"no declaration serves {version}")
     since = serving.since
     if since is not None and version < since.minimum:
-        return {"refused": min(base.refusals(since))}
+        return {"refused": min(preamble.refusals(since))}
     shape: dict[str, Any] = {
         "responses": {
             str(status): None if schema == EMPTY else _public(schema)

@@ -19,7 +19,7 @@ import pytest
 
 from placement import microversion as mv
 from placement.cmd import manage
-from placement.handlers import base
+from placement.handlers import preamble
 from placement.handlers.actionplans.preamble import Lookup
 from placement.wsgi import openapi, routes
 from tests import rig
@@ -130,7 +130,7 @@ def _ask(app, template, method, *, token="admin", version=None, headers=None, en
     return seen["status"]
 
 
-def _looks_up_before_authorizing(declared: base.Declaration) -> bool:
+def _looks_up_before_authorizing(declared: preamble.Declaration) -> bool:
     """Watcher's single objects: an unknown one is a 404 whoever asks."""
     return any(isinstance(step, Lookup) for step in declared.steps)
 
@@ -168,8 +168,8 @@ def test_each_documented_status_is_one_the_route_answers(app, template, method, 
     stepped = {
         status
         for step in current.steps
-        if not isinstance(step, base.Since)
-        for status in base.refusals(step)
+        if not isinstance(step, preamble.Since)
+        for status in preamble.refusals(step)
     }
     shown = set(openapi.successes(current, api.maximum))
     sources = shown | set(provoked) | answered | stepped | {503}

@@ -1,6 +1,6 @@
 """The ``/v1`` responder preamble, declared once with :func:`responder`.
 
-Built on the same steps as Placement's (:func:`placement.handlers.base.preamble`),
+Built on the same steps as Placement's (:func:`placement.handlers.preamble.preamble`),
 ordered as Watcher does: microversion minimum (a 400 there, not a 404); then
 either the policy check (lists and create) or the lookup of the addressed
 object followed by the policy check (single objects: 404 wins over 403); then
@@ -23,7 +23,7 @@ from placement import errors
 from placement import microversion as mv
 from placement.actionplans import errors as domain
 from placement.db import transaction
-from placement.handlers import base, intake
+from placement.handlers import base, intake, preamble
 from placement.handlers.actionplans import validation
 from placement.schemas import Versioned
 
@@ -66,7 +66,7 @@ class Lookup:
     def refuses(self) -> frozenset[int]:
         return frozenset({404} if self.uuid_field is None else {400, 404})
 
-    def __call__(self, call: base.Call) -> None:
+    def __call__(self, call: preamble.Call) -> None:
         ident = call.kwargs.pop("ident")
         if self.uuid_field is not None:
             validation.uuid_field(self.uuid_field, ident)
@@ -92,7 +92,7 @@ class Body:
     #: A body that is no JSON, or breaks the schema.
     refuses = frozenset({400})
 
-    def __call__(self, call: base.Call) -> None:
+    def __call__(self, call: preamble.Call) -> None:
         data = validation.read_json(intake.read_body(call.req))
         if self.argument is not None:
             validation.check_object(data, self.schema, self.argument)
@@ -111,7 +111,7 @@ class Query:
 
     refuses = frozenset({400})
 
-    def __call__(self, call: base.Call) -> None:
+    def __call__(self, call: preamble.Call) -> None:
         params = base.query_dict(call.req)
         validation.check_query(params, self.schema)
         call.kwargs["params"] = params
@@ -128,7 +128,7 @@ def responder(
     minimum: mv.Version | None = None,
     body: Body | None = None,
     query: Query | None = None,
-    returns: base.Returns | None = None,
+    returns: preamble.Returns | None = None,
 ) -> Callable[[base.Responder], base.Responder]:
     """Declare a ``/v1`` responder's preamble in Watcher's order (see the module).
 
@@ -136,17 +136,17 @@ def responder(
     errors it raises become HTTP errors, a refused JSON-Patch quoted.
     ``returns`` states the answers' bodies by status.
     """
-    steps: list[base.Step] = []
+    steps: list[preamble.Step] = []
     if minimum is not None:
-        steps.append(base.since(minimum, _too_old))
+        steps.append(preamble.since(minimum, _too_old))
     if lookup is not None:
         steps.append(lookup)
-    steps.append(base.authorized(rule, denial=_WATCHER_DENIAL))
+    steps.append(preamble.authorized(rule, denial=_WATCHER_DENIAL))
     for step in (body, query):
         if step is not None:
             steps.append(step)
     quote_patch = body is not None and body.argument is None
-    declared = base.Declaration(
+    declared = preamble.Declaration(
         rule,
         tuple(steps),
         body=None if body is None else Versioned(body.schema),
@@ -168,6 +168,6 @@ def responder(
                 table = STATUS_OF if patch is None else PATCH_STATUS_OF
                 raise base.http_error(exc, table, patch=patch) from None
 
-        return base.declare(base.preamble(*steps)(translated), declared)
+        return preamble.declare(preamble.preamble(*steps)(translated), declared)
 
     return decorate
