@@ -1,8 +1,10 @@
 """The built-in goals and strategies: upstream's names, order, specs and planners."""
 
+import importlib
 import json
+import pkgutil
 
-from placement.actionplans import catalog
+from placement.actionplans import catalog, strategies
 from placement.actionplans.planners import PLANNERS
 
 
@@ -72,6 +74,31 @@ def test_strategies_we_run_in_entry_point_order():
     for strategy in catalog.STRATEGIES:
         assert strategy.goal in catalog.GOALS_BY_NAME
         assert strategy.planner is None or strategy.planner in PLANNERS
+        assert callable(strategy.solve)
+
+
+def test_strategies_are_listed_alphabetically_once_each():
+    names = [strategy.name for strategy in catalog.STRATEGIES]
+    assert names == sorted(set(names))
+    assert list(catalog.STRATEGIES_BY_NAME) == names
+
+
+def test_every_strategy_module_declaration_is_listed():
+    """A module declaring a ``STRATEGY`` but missing from the list would never run."""
+    declared = set()
+    for module in pkgutil.iter_modules(strategies.__path__, f"{strategies.__name__}."):
+        declaration = getattr(importlib.import_module(module.name), "STRATEGY", None)
+        if declaration is not None:
+            assert catalog.STRATEGIES_BY_NAME.get(declaration.name) is declaration
+            declared.add(declaration.name)
+    assert declared == set(catalog.STRATEGIES_BY_NAME)
+
+
+def test_only_the_capacity_strategies_need_a_world():
+    assert {s.name for s in catalog.STRATEGIES if s.needs_world} == {
+        "host_maintenance",
+        "node_resource_consolidation",
+    }
 
 
 def test_dummy_parameters_spec_is_upstreams():

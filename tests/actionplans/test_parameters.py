@@ -2,9 +2,12 @@
 
 import pytest
 
-from placement.actionplans.catalog import ACTUATOR_PARAMETERS, DUMMY_PARAMETERS
 from placement.actionplans.errors import AuditParameterNotAllowed, InvalidAuditParameters
 from placement.actionplans.parameters import apply_strategy_parameters
+from placement.actionplans.strategies import actuator, dummy
+
+ACTUATOR_PARAMETERS = actuator.STRATEGY.parameters_spec
+DUMMY_PARAMETERS = dummy.STRATEGY.parameters_spec
 
 
 def test_defaults_are_inserted_and_returned():

@@ -1,5 +1,10 @@
 """Strategies: turn an audit's parameters (and, for some, a world) into a solution.
 
+Each strategy is one module declaring its ``STRATEGY`` (see ``declaration.py``);
+``STRATEGIES`` lists them, which is all the catalog and ``solve`` know of them. A
+new strategy is a new module plus its line here, in alphabetical order: the order
+the catalog's rows are written in, and so the default list order of the API.
+
 ``solve`` is the one entry point. It validates the parameters with the strategy's
 ``parameters_spec`` first (idempotent for parameters already stored that way), so a
 strategy always sees its defaults.
@@ -7,10 +12,9 @@ strategy always sees its defaults.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from placement.actionplans.catalog import STRATEGIES_BY_NAME
 from placement.actionplans.errors import NotFound, StrategyNotRunnable
 from placement.actionplans.parameters import apply_strategy_parameters
 from placement.actionplans.solution import Solution
@@ -20,21 +24,30 @@ from placement.actionplans.strategies import (
     host_maintenance,
     node_resource_consolidation,
 )
+from placement.actionplans.strategies.declaration import Strategy
 from placement.actionplans.world import World
 
-__all__ = ["ALGORITHMS", "WORLD_ALGORITHMS", "solve"]
+__all__ = ["STRATEGIES", "STRATEGIES_BY_NAME", "Strategy", "needs_world", "solve"]
 
-#: Strategy name -> its algorithm, for the strategies that need no world.
-ALGORITHMS: dict[str, Callable[[dict[str, Any]], Solution]] = {
-    "actuator": actuator.solve,
-    "dummy": dummy.solve,
-}
+#: Every strategy this service runs, alphabetically.
+STRATEGIES: tuple[Strategy, ...] = (
+    actuator.STRATEGY,
+    dummy.STRATEGY,
+    host_maintenance.STRATEGY,
+    node_resource_consolidation.STRATEGY,
+)
 
-#: Strategy name -> its algorithm, for the strategies that read a capacity snapshot.
-WORLD_ALGORITHMS: dict[str, Callable[[dict[str, Any], World], Solution]] = {
-    "host_maintenance": host_maintenance.solve,
-    "node_resource_consolidation": node_resource_consolidation.solve,
-}
+STRATEGIES_BY_NAME: dict[str, Strategy] = {strategy.name: strategy for strategy in STRATEGIES}
+
+#: What a strategy that reads no capacity is given in place of a snapshot.
+_NO_WORLD = World(())
+
+
+def needs_world(strategy_name: str) -> bool:
+    """Whether ``solve`` needs a capacity snapshot for ``strategy_name`` (False for a
+    name it does not know: ``solve`` then raises NotFound without one)."""
+    strategy = STRATEGIES_BY_NAME.get(strategy_name)
+    return strategy is not None and strategy.needs_world
 
 
 def solve(
@@ -44,20 +57,19 @@ def solve(
 
     Raises NotFound for a name outside the catalog, InvalidAuditParameters (and
     subclasses) for parameters the spec refuses, ReservedWord from the actuator, and
-    StrategyNotRunnable for a catalog strategy without an algorithm here, or one that
-    reads capacity called without a ``world`` (actuator and dummy ignore it); the
-    capacity strategies raise NodeNotFound and ConsumersCannotBePlaced.
+    StrategyNotRunnable for a strategy that reads capacity called without a
+    ``world`` (the others ignore it); the capacity strategies raise NodeNotFound and
+    ConsumersCannotBePlaced.
     """
-    spec = STRATEGIES_BY_NAME.get(strategy_name)
-    if spec is None:
+    strategy = STRATEGIES_BY_NAME.get(strategy_name)
+    if strategy is None:
         raise NotFound("Strategy", strategy_name)
-    checked = apply_strategy_parameters(spec.parameters_spec, parameters)
-    if strategy_name in WORLD_ALGORITHMS and world is not None:
-        solution = WORLD_ALGORITHMS[strategy_name](checked, world)
-    elif strategy_name in ALGORITHMS:
-        solution = ALGORITHMS[strategy_name](checked)
-    else:
-        raise StrategyNotRunnable(strategy_name)
+    checked = apply_strategy_parameters(strategy.parameters_spec, parameters)
+    if world is None:
+        if strategy.needs_world:
+            raise StrategyNotRunnable(strategy_name)
+        world = _NO_WORLD
+    solution = strategy.solve(checked, world)
     if solution.planner is None:
-        solution.planner = spec.planner
+        solution.planner = strategy.planner
     return solution

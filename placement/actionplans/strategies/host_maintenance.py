@@ -15,8 +15,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from placement.actionplans.action_types.names import CHANGE_NOVA_SERVICE_STATE, MIGRATE, STOP
 from placement.actionplans.errors import ConsumersCannotBePlaced, NodeNotFound
+from placement.actionplans.planners import weight
 from placement.actionplans.solution import Solution
+from placement.actionplans.strategies.declaration import Strategy
 from placement.actionplans.strategies.packing import FreeCapacity, choose, largest_first
 from placement.actionplans.world import Consumer, Node, World, fits
 
@@ -77,11 +80,11 @@ def solve(parameters: dict[str, Any], world: World) -> Solution:
     )
     solution = Solution()
     if use_backup and backup is not None and backup.disabled:
-        solution.add("change_nova_service_state", _service_state(backup, "enabled"))
-    solution.add("change_nova_service_state", _service_state(node, "disabled"))
+        solution.add(CHANGE_NOVA_SERVICE_STATE, _service_state(backup, "enabled"))
+    solution.add(CHANGE_NOVA_SERVICE_STATE, _service_state(node, "disabled"))
     if stop:
         for consumer in moving:
-            solution.add("stop", {"resource_id": consumer.uuid})
+            solution.add(STOP, {"resource_id": consumer.uuid})
         return solution
     if use_backup and backup is not None:
         destinations = {consumer.uuid: backup.name for consumer in moving}
@@ -90,7 +93,7 @@ def solve(parameters: dict[str, Any], world: World) -> Solution:
     migration_type = "cold" if parameters["disable_live_migration"] else "live"
     for consumer in moving:
         solution.add(
-            "migrate",
+            MIGRATE,
             {
                 "migration_type": migration_type,
                 "source_node": node.name,
@@ -99,3 +102,40 @@ def solve(parameters: dict[str, Any], world: World) -> Solution:
             },
         )
     return solution
+
+
+STRATEGY = Strategy(
+    name="host_maintenance",
+    display_name="Host Maintenance Strategy",
+    goal="cluster_maintaining",
+    parameters_spec={
+        "properties": {
+            "maintenance_node": {
+                "description": "The name of the compute node which need maintenance",
+                "type": "string",
+            },
+            "backup_node": {
+                "description": "The name of the compute node which will backup the maintenance "
+                "node.",
+                "type": "string",
+            },
+            "disable_live_migration": {
+                "description": "Disable live migration in maintenance. If True, active instances "
+                "will be cold migrated if `disable_cold_migration` is not set, otherwise they "
+                "will be stopped.",
+                "type": "boolean",
+                "default": False,
+            },
+            "disable_cold_migration": {
+                "description": "Disable cold migration in maintenance. If True, non-active "
+                "instances will not be cold migrated.",
+                "type": "boolean",
+                "default": False,
+            },
+        },
+        "required": ["maintenance_node"],
+    },
+    planner=weight.NAME,
+    needs_world=True,
+    solve=solve,
+)

@@ -19,8 +19,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from placement.actionplans.catalog import GOALS_BY_NAME
+from placement.actionplans.action_types.names import CHANGE_NOVA_SERVICE_STATE, MIGRATE
+from placement.actionplans.goals import GOALS_BY_NAME
+from placement.actionplans.planners import node_resource_consolidation as planner
 from placement.actionplans.solution import Solution
+from placement.actionplans.strategies.declaration import Strategy
 from placement.actionplans.strategies.packing import FreeCapacity, choose, largest_first
 from placement.actionplans.world import Node, World
 
@@ -100,7 +103,7 @@ def solve(parameters: dict[str, Any], world: World) -> Solution:
     solution = Solution()
     for node in empty + [source for source, _ in emptied]:
         solution.add(
-            "change_nova_service_state",
+            CHANGE_NOVA_SERVICE_STATE,
             {
                 "state": "disabled",
                 "resource_name": node.name,
@@ -114,7 +117,28 @@ def solve(parameters: dict[str, Any], world: World) -> Solution:
             params = {"migration_type": "live", "source_node": source.name, "resource_id": consumer}
             if specify:
                 params["destination_node"] = destination.name
-            solution.add("migrate", params)
+            solution.add(MIGRATE, params)
             migrations += 1
     _efficacy(solution, world, len(emptied), migrations)
     return solution
+
+
+STRATEGY = Strategy(
+    name="node_resource_consolidation",
+    display_name="Node Resource Consolidation strategy",
+    goal=_GOAL,
+    parameters_spec={
+        "properties": {
+            "host_choice": {
+                "description": "The way to select the server migration destination node. The "
+                "value 'auto' means that Nova scheduler selects the destination node, and "
+                "'specify' means the strategy specifies the destination.",
+                "type": "string",
+                "default": "auto",
+            }
+        }
+    },
+    planner=planner.NAME,
+    needs_world=True,
+    solve=solve,
+)

@@ -21,7 +21,7 @@ from placement.actionplans.action_types import validate_actions
 from placement.actionplans.errors import NotFound
 from placement.actionplans.parameters import apply_strategy_parameters
 from placement.actionplans.planners import PlannerOptions, make_plan
-from placement.actionplans.strategies import WORLD_ALGORITHMS, solve
+from placement.actionplans.strategies import needs_world, solve
 from placement.db import actionplan_tables as t
 from placement.db.tables import utcnow
 from placement.objects.actionplans import hosts
@@ -56,7 +56,7 @@ def prepare(conn: Connection, options: PlannerOptions, fields: dict[str, Any]) -
         strategy["parameters_spec"] if strategy else {}, fields.get("parameters") or {}
     )
     runner = strategy or _first_strategy(conn, goal)
-    world = read_world(conn) if runner["name"] in WORLD_ALGORITHMS else None
+    world = read_world(conn) if needs_world(runner["name"]) else None
     solution = solve(runner["name"], parameters, world)
     validate_actions(solution.actions, registry.installed_schemas())
     plan = make_plan(
