@@ -172,7 +172,7 @@ class ConsumerHasNoAllocations(Invalid):
 
 
 class StrategyNotRunnable(Invalid):
-    """A catalog strategy whose algorithm this service does not run yet."""
+    """A strategy that reads capacity, asked to solve without a capacity snapshot."""
 
     facts = ("name",)
     template = "Strategy {name} cannot run in this service yet"
