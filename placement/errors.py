@@ -28,6 +28,9 @@ QUERY_DUPLICATE_KEY = "placement.query.duplicate_key"
 QUERY_BAD_VALUE = "placement.query.bad_value"
 QUERY_MISSING_VALUE = "placement.query.missing_value"
 
+#: The Content-Type of an HTML error page.
+HTML = "text/html; charset=UTF-8"
+
 # The sentence upstream's web framework puts before every message.
 _EXPLANATIONS = {
     400: "The server could not comply with the request since it is either "
@@ -99,6 +102,13 @@ class PlacementError(Exception):
 
 class BadRequest(PlacementError):
     status = 400
+
+
+class Unauthorized(PlacementError):
+    """No identity: answered by the auth layer, before any placement handling."""
+
+    status = 401
+    vary = False
 
 
 class Forbidden(PlacementError):
@@ -316,14 +326,31 @@ def render(
             doc["request_id"] = request_id
         doc.update(getattr(error, "extra", {}))
         return "application/json", json.dumps({"errors": [doc]}).encode()
-    head = f"{status} {title}"
     if fmt == "html":
-        body = (
-            f"<html>\n <head>\n  <title>{head}</title>\n </head>\n <body>\n"
-            f"  <h1>{head}</h1>\n  {error.body(environ, _html_escape)}\n </body>\n</html>"
-        )
-        return "text/html; charset=UTF-8", body.encode()
-    return "text/plain; charset=UTF-8", f"{head}\n\n{detail}".encode()
+        return HTML, _html_page(error, environ)
+    return "text/plain; charset=UTF-8", f"{status} {title}\n\n{detail}".encode()
+
+
+def _html_page(error: PlacementError, environ: dict) -> bytes:
+    head = f"{error.status} {_title(error.status)}"
+    return (
+        f"<html>\n <head>\n  <title>{head}</title>\n </head>\n <body>\n"
+        f"  <h1>{head}</h1>\n  {error.body(environ, _html_escape)}\n </body>\n</html>"
+    ).encode()
+
+
+def html_page(error: PlacementError, environ: dict) -> bytes | None:
+    """``error``'s HTML page when the request prefers HTML, else None.
+
+    For the layers that answer before the error renderer (the auth layer's
+    401s) and otherwise keep their own document; never under ``/v1``, where
+    Watcher's JSON is the only form.
+    """
+    if microversion.is_infra_optim_path(environ.get("PATH_INFO", "")):
+        return None
+    if _preferred_format(environ.get("HTTP_ACCEPT")) != "html":
+        return None
+    return _html_page(error, environ)
 
 
 def _infra_optim_body(error: PlacementError, environ: dict) -> bytes:

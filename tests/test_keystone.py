@@ -111,6 +111,20 @@ def test_missing_unknown_or_expired_token_is_401(app, token):
     assert "openstack-api-version" not in response.headers
 
 
+@pytest.mark.parametrize("token", [None, "forged-token"])
+def test_a_401_for_a_client_preferring_html_is_the_html_error_page(app, token):
+    headers = {"Accept": "text/html"}
+    if token is not None:
+        headers["X-Auth-Token"] = token
+    response = falcon.testing.simulate_get(app, "/traits", headers=headers)
+    assert response.status_code == 401
+    assert response.headers["WWW-Authenticate"] == f'Keystone uri="{PUBLIC_URI}"'
+    assert response.headers["Content-Type"] == "text/html; charset=UTF-8"
+    assert response.text.startswith("<html>\n <head>\n  <title>401 Unauthorized</title>")
+    assert "This server could not verify that you are authorized" in response.text
+    assert int(response.headers["Content-Length"]) == len(response.content)
+
+
 def test_unknown_token_is_checked_with_the_identity_service(app, identity):
     identity.calls.clear()
     get(app, "/traits", "another-forged-token")
