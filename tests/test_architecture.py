@@ -130,7 +130,6 @@ RULES: dict[str, Rule] = {
             "placement.handlers",
             "placement.actionplans",
             "placement.actionplan_opts",
-            "placement.db.transaction",
         ),
         never=_SQL,
     ),

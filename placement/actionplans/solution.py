@@ -15,7 +15,8 @@ class Solution:
     A duplicate is an action of the same type whose parameters are equal as JSON
     values; the first one stays, so planners see each distinct action once.
     ``planner`` is the planner the strategy insists on, or None to let the
-    configuration decide (PLANNER.md section 4).
+    configuration decide (PLANNER.md section 4). ``parameters`` are the ones the
+    strategy ran with, its defaults filled in (``solve`` sets them).
     """
 
     def __init__(self, planner: str | None = None) -> None:
@@ -23,6 +24,7 @@ class Solution:
         self.efficacy_indicators: list[dict[str, Any]] = []
         self.global_efficacy: list[dict[str, Any]] = []
         self.planner = planner
+        self.parameters: dict[str, Any] = {}
         self._seen: set[tuple[str, Hashable]] = set()
 
     def add(self, action_type: str, input_parameters: dict[str, Any]) -> None:

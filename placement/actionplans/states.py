@@ -100,6 +100,18 @@ def check_audit_transition(old: str, new: object) -> str:
     return _check(AUDIT_STATES, AUDIT_TRANSITIONS, old, new)
 
 
+def initial_plan_state(has_actions: bool, auto_trigger: bool) -> str:
+    """The state an audit's new plan is stored in.
+
+    A plan with nothing to do is already SUCCEEDED; an audit with
+    ``auto_trigger`` hands its plan straight to the applier (PENDING); any
+    other plan waits for a user to start it (RECOMMENDED).
+    """
+    if not has_actions:
+        return SUCCEEDED
+    return PENDING if auto_trigger else RECOMMENDED
+
+
 def check_plan_startable(state: str) -> None:
     """Raise StartError unless the plan is RECOMMENDED."""
     if state != STARTABLE_PLAN_STATE:

@@ -32,9 +32,9 @@ RUN_AGAIN_LIMIT = 10
 
 @dataclass(frozen=True)
 class ActionRun:
-    """An action to run, as started: its row and the attempt that started it."""
+    """An action to run, as started: its record and the attempt that started it."""
 
-    action: Mapping[str, Any]
+    action: store.PlanAction
     attempt: int
 
 
@@ -51,13 +51,13 @@ def run(
     plan was taken over): either way the plan's next owner takes care of it.
     """
     action = job.action
-    action_type = types.get(action["action_type"])
+    action_type = types.get(action.action_type)
     try:
         if action_type is None:
-            reason = f"no action type {action['action_type']!r} is installed"
+            reason = f"no action type {action.action_type!r} is installed"
             outcome = base.failed_pre_condition(reason)
         elif base.is_blocking(action_type):
-            outcome = _run_blocking(action_type, action["input_parameters"], env)
+            outcome = _run_blocking(action_type, action.input_parameters, env)
             if shutdown.is_set():
                 return None
         else:
@@ -67,7 +67,7 @@ def run(
         patiently(lambda: _record(engine, job, outcome), shutdown, "recording an action")
         return outcome.state
     except (Stopped, store.LostRun) as exc:
-        LOG.info("Run %d of action %s left unrecorded: %s", job.attempt, action["uuid"], exc)
+        LOG.info("Run %d of action %s left unrecorded: %s", job.attempt, action.uuid, exc)
         return None
 
 
@@ -75,7 +75,7 @@ def _run_blocking(action_type: base.ActionType, params: dict, env: base.RunEnv) 
     try:
         return action_type.run(None, params, env)
     except Exception as exc:  # an effect's bug ends as a recorded failure
-        LOG.exception("Action type %s raised", action_type.name)
+        LOG.exception("Action type %s raised", action_type.declaration.name)
         return base.failed_execute(str(exc))
 
 
@@ -92,7 +92,7 @@ def _run_in_transaction(
     transaction, up to :data:`RUN_AGAIN_LIMIT` times; any other exception rolls
     back and comes back as an unrecorded FAILED outcome.
     """
-    params = job.action["input_parameters"]
+    params = job.action.input_parameters
 
     def attempt() -> base.Outcome:
         with writer(engine) as conn:
@@ -103,19 +103,19 @@ def _run_in_transaction(
     reason = ""
     for _ in range(RUN_AGAIN_LIMIT):
         try:
-            return patiently(attempt, shutdown, f"running action {job.action['uuid']}"), True
+            return patiently(attempt, shutdown, f"running action {job.action.uuid}"), True
         except base.RunAgain as exc:
             reason = str(exc)
         except (Stopped, store.LostRun):
             raise
         except Exception as exc:  # an effect's bug or a refused write ends as a failure
-            LOG.exception("Action %s (%s) raised", job.action["uuid"], action_type.name)
+            LOG.exception("Action %s (%s) raised", job.action.uuid, action_type.declaration.name)
             return base.failed_execute(str(exc)), False
     return base.failed_execute(reason), False
 
 
 def _finish(conn: Any, job: ActionRun, outcome: base.Outcome) -> None:
-    store.finish_action(conn, job.action["id"], job.attempt, outcome.state, outcome.message)
+    store.finish_action(conn, job.action.id, job.attempt, outcome.state, outcome.message)
 
 
 def _record(engine: Engine, job: ActionRun, outcome: base.Outcome) -> None:

@@ -11,13 +11,14 @@ left to its new owner.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 import threading
 from collections.abc import Callable, Mapping
 from concurrent import futures
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from oslo_config.cfg import ConfigOpts
 from sqlalchemy.engine import Engine
@@ -42,7 +43,7 @@ class PlanRun:
     engine: Engine
     types: Mapping[str, base.ActionType]
     applier_id: str
-    plan: Mapping[str, Any]
+    plan: store.Claim
     max_workers: int
     poll_interval: float
     shutdown: threading.Event
@@ -67,7 +68,7 @@ class PlanRun:
             while True:
                 state = self._poll()
                 if state == states.CANCELLING and not self.cancelled.is_set():
-                    LOG.info("Action plan %s is being cancelled", self.plan["uuid"])
+                    LOG.info("Action plan %s is being cancelled", self.plan.uuid)
                     self.cancelled.set()
                 if state is None or self.shutdown.is_set():
                     self.cancelled.set()  # cut blocking runs short; their outcome is dropped
@@ -98,7 +99,7 @@ class PlanRun:
                         unrecorded = True
                     else:
                         steps = execution.apply(steps, {uuid: final_state})
-                        metrics.action_finished(rows[uuid]["action_type"], final_state)
+                        metrics.action_finished(rows[uuid].action_type, final_state)
                 if unrecorded:
                     # A run could not record its end: shutting down, taken over (the
                     # next poll says so), or a commit whose answer the network lost
@@ -107,7 +108,7 @@ class PlanRun:
 
     def _load(
         self, running: Mapping[futures.Future[str | None], str]
-    ) -> tuple[dict[str, dict[str, Any]], list[execution.Step]]:
+    ) -> tuple[dict[str, store.PlanAction], list[execution.Step]]:
         """The plan's actions by uuid, and as steps in plan order.
 
         An action ONGOING in the database that none of ``running`` runs was
@@ -116,15 +117,13 @@ class PlanRun:
         be started again, else the plan would wait for it forever while our
         lease keeps anyone else from resetting it.
         """
-        plan_id = self.plan["id"]
+        plan_id = self.plan.id
         found = self._patiently(
             lambda: store.plan_actions(self.engine, plan_id), "reading the plan's actions"
         )
         in_flight = set(running.values())
         orphans = [
-            row["id"]
-            for row in found
-            if row["state"] == states.ONGOING and row["uuid"] not in in_flight
+            row.id for row in found if row.state == states.ONGOING and row.uuid not in in_flight
         ]
         if orphans:
             requeued = set(
@@ -133,34 +132,34 @@ class PlanRun:
                     "requeueing actions whose start was lost",
                 )
             )
-            for row in found:
-                if row["id"] in requeued:
-                    LOG.warning(
-                        "Action %s was started but never run; starting it again", row["uuid"]
-                    )
-                    row["state"] = states.PENDING
-        rows = {row["uuid"]: row for row in found}
-        steps = [execution.Step(r["uuid"], r["state"], tuple(r["parents"] or ())) for r in found]
+            found = [self._requeued(row) if row.id in requeued else row for row in found]
+        rows = {row.uuid: row for row in found}
+        steps = [execution.Step(row.uuid, row.state, row.parents) for row in found]
         return rows, steps
+
+    @staticmethod
+    def _requeued(row: store.PlanAction) -> store.PlanAction:
+        LOG.warning("Action %s was started but never run; starting it again", row.uuid)
+        return dataclasses.replace(row, state=states.PENDING)
 
     def _poll(self) -> str | None:
         if self.lost.is_set():
             return None
-        plan_id = self.plan["id"]
+        plan_id = self.plan.id
         return self._patiently(
             lambda: store.owned_state(self.engine, plan_id, self.applier_id), "polling the plan"
         )
 
     def _cancel_blocked(
-        self, steps: list[execution.Step], rows: Mapping[str, Mapping[str, Any]]
+        self, steps: list[execution.Step], rows: Mapping[str, store.PlanAction]
     ) -> list[execution.Step]:
         """PENDING actions below a failure become CANCELLED, naming it."""
         blocked = execution.cancelled_by_failure(steps)
         if not blocked:
             return steps
-        messages = {rows[uuid]["id"]: message for uuid, message in blocked.items()}
+        messages = {rows[uuid].id: message for uuid, message in blocked.items()}
         self._patiently(
-            lambda: store.cancel_actions(self.engine, self.plan["id"], self.applier_id, messages),
+            lambda: store.cancel_actions(self.engine, self.plan.id, self.applier_id, messages),
             "cancelling actions",
         )
         return execution.apply(steps, dict.fromkeys(blocked, states.CANCELLED))
@@ -168,7 +167,7 @@ class PlanRun:
     def _dispatch(
         self,
         steps: list[execution.Step],
-        rows: Mapping[str, Mapping[str, Any]],
+        rows: Mapping[str, store.PlanAction],
         running: dict[futures.Future[str | None], str],
         pool: futures.Executor,
         env: base.RunEnv,
@@ -180,13 +179,13 @@ class PlanRun:
             row = rows[uuid]
             attempt = self._patiently(
                 functools.partial(
-                    store.start_action, self.engine, self.plan["id"], row["id"], self.applier_id
+                    store.start_action, self.engine, self.plan.id, row.id, self.applier_id
                 ),
                 "starting an action",
             )
             if attempt is None:  # cancelled or taken over meanwhile: the next poll says which
                 break
-            LOG.debug("Starting action %s (%s), run %d", uuid, row["action_type"], attempt)
+            LOG.debug("Starting action %s (%s), run %d", uuid, row.action_type, attempt)
             job = action_run.ActionRun(row, attempt)
             future = pool.submit(action_run.run, self.engine, self.types, env, self.shutdown, job)
             running[future] = uuid
@@ -206,7 +205,7 @@ class PlanRun:
         recorded = self._patiently(
             lambda: store.finish_plan(
                 self.engine,
-                self.plan["id"],
+                self.plan.id,
                 self.applier_id,
                 outcome.state,
                 outcome.message,
@@ -216,5 +215,5 @@ class PlanRun:
         )
         if not recorded:  # cancelled meanwhile, or not ours: the next poll says which
             return None
-        LOG.info("Action plan %s finished: %s", self.plan["uuid"], outcome.state)
+        LOG.info("Action plan %s finished: %s", self.plan.uuid, outcome.state)
         return outcome.state

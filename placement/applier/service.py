@@ -70,16 +70,16 @@ class Applier:
             pass
         LOG.info("Applier %s stopped", self.applier_id)
 
-    def _execute(self, claim: dict) -> None:
-        if claim["taken_over"]:
+    def _execute(self, claim: store.Claim) -> None:
+        if claim.taken_over:
             LOG.info(
                 "Took over action plan %s (%s) from applier %s, whose lease ran out",
-                claim["uuid"],
-                claim["state"],
-                claim["previous_applier_id"],
+                claim.uuid,
+                claim.state,
+                claim.previous_applier_id,
             )
         else:
-            LOG.info("Claimed action plan %s", claim["uuid"])
+            LOG.info("Claimed action plan %s", claim.uuid)
         run = PlanRun(
             conf=self.conf,
             engine=self.engine,
@@ -92,7 +92,7 @@ class Applier:
         )
         done = threading.Event()
         heartbeat = threading.Thread(
-            target=self._heartbeat, args=(claim["id"], run.lost, done), daemon=True
+            target=self._heartbeat, args=(claim.id, run.lost, done), daemon=True
         )
         heartbeat.start()
         try:
@@ -103,7 +103,7 @@ class Applier:
         if final is None and self.stop.is_set() and not run.lost.is_set():
             self._release(claim)
         elif final is None:
-            LOG.warning("Action plan %s is no longer ours; left to its new owner", claim["uuid"])
+            LOG.warning("Action plan %s is no longer ours; left to its new owner", claim.uuid)
 
     def _heartbeat(self, plan_id: int, lost: threading.Event, done: threading.Event) -> None:
         """Renew the lease until ``done``; set ``lost`` when the plan stops being ours."""
@@ -118,10 +118,10 @@ class Applier:
                 else:
                     LOG.warning("Cannot renew the lease of action plan %d: %s", plan_id, exc)
 
-    def _release(self, claim: dict) -> None:
+    def _release(self, claim: store.Claim) -> None:
         """Shutting down mid-plan: end our lease so another applier resumes it at once."""
         try:
-            store.release(self.engine, claim["id"], self.applier_id)
-            LOG.info("Released action plan %s for another applier", claim["uuid"])
+            store.release(self.engine, claim.id, self.applier_id)
+            LOG.info("Released action plan %s for another applier", claim.uuid)
         except Exception as exc:  # the lease runs out by itself
-            LOG.warning("Cannot release action plan %s: %s", claim["uuid"], exc)
+            LOG.warning("Cannot release action plan %s: %s", claim.uuid, exc)

@@ -127,3 +127,16 @@ def test_skipped_status_message():
     assert states.skipped_status_message(None) == "Action skipped by user."
     assert states.skipped_status_message("") == "Action skipped by user."
     assert states.skipped_status_message("later") == "Action skipped by user. Reason: later"
+
+
+@pytest.mark.parametrize(
+    ("has_actions", "auto_trigger", "expected"),
+    [
+        (False, False, "SUCCEEDED"),
+        (False, True, "SUCCEEDED"),
+        (True, False, "RECOMMENDED"),
+        (True, True, "PENDING"),
+    ],
+)
+def test_initial_plan_state(has_actions, auto_trigger, expected):
+    assert states.initial_plan_state(has_actions, auto_trigger) == expected

@@ -67,6 +67,13 @@ def test_dummy_says_hello_twice_then_sleeps():
     assert solution.planner == "weight"
 
 
+def test_the_solution_carries_the_parameters_as_checked():
+    given = {"para1": 2}
+    solution = solve("dummy", given)
+    assert solution.parameters == {"para1": 2, "para2": "hello"}
+    assert given == {"para1": 2}
+
+
 def test_dummy_drops_the_second_nop_when_it_repeats_the_first():
     solution = solve("dummy", {"para2": "hello World"})
     assert [a.action_type for a in solution.actions] == ["nop", "sleep"]

@@ -6,8 +6,9 @@ new strategy is a new module plus its line here, in alphabetical order: the orde
 the catalog's rows are written in, and so the default list order of the API.
 
 ``solve`` is the one entry point. It validates the parameters with the strategy's
-``parameters_spec`` first (idempotent for parameters already stored that way), so a
-strategy always sees its defaults.
+``parameters_spec`` first, so a strategy always sees its defaults, and the solution
+carries the parameters as checked (what an audit stores): nothing validates them
+again.
 """
 
 from __future__ import annotations
@@ -72,4 +73,5 @@ def solve(
     solution = strategy.solve(checked, world)
     if solution.planner is None:
         solution.planner = strategy.planner
+    solution.parameters = checked
     return solution

@@ -13,7 +13,6 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Table, select
 from sqlalchemy.engine import Connection
 
 from placement.actionplans import states
@@ -22,11 +21,11 @@ from placement.actionplans.errors import NotFound
 from placement.actionplans.parameters import apply_strategy_parameters
 from placement.actionplans.planners import PlannerOptions, make_plan
 from placement.actionplans.strategies import needs_world, solve
-from placement.db import actionplan_tables as t
 from placement.db.tables import utcnow
-from placement.objects.actionplans import hosts
+from placement.objects.actionplans import goals, hosts, paging, strategies
 from placement.objects.actionplans.effects import registry
 from placement.objects.actionplans.idents import by_ident
+from placement.objects.actionplans.paging import R
 from placement.objects.actionplans.world import read_world
 
 #: Longer audit names are cut to this many characters (as upstream does).
@@ -46,18 +45,20 @@ def prepare(conn: Connection, options: PlannerOptions, fields: dict[str, Any]) -
     """Resolve goal and strategy, run the strategy and the planner, build the rows.
 
     An unknown goal or strategy is NotFound whether or not a name was given (upstream
-    answers 500 or drops the strategy); parameters go through the strategy's strict
-    validator; with no strategy the goal's first one runs and the audit keeps none.
+    answers 500 or drops the strategy). The parameters are validated once: by
+    ``solve``, against the named strategy's spec (the audit stores them with the
+    defaults filled in); with no strategy they must be empty, the goal's first
+    strategy runs on its defaults and the audit keeps neither.
     """
-    goal = _resolve(conn, t.goals, "Goal", fields["goal"])
+    goal = _resolve(conn, goals.LISTING, fields["goal"])
     chosen = fields.get("strategy")
-    strategy = None if chosen is None else _resolve(conn, t.strategies, "Strategy", chosen)
-    parameters = apply_strategy_parameters(
-        strategy["parameters_spec"] if strategy else {}, fields.get("parameters") or {}
-    )
+    strategy = None if chosen is None else _resolve(conn, strategies.LISTING, chosen)
+    given = fields.get("parameters") or {}
+    if strategy is None:
+        given = apply_strategy_parameters({}, given)  # {}, or the refusal of any
     runner = strategy or _first_strategy(conn, goal)
-    world = read_world(conn) if needs_world(runner["name"]) else None
-    solution = solve(runner["name"], parameters, world)
+    world = read_world(conn) if needs_world(runner.name) else None
+    solution = solve(runner.name, given, world)
     validate_actions(solution.actions, registry.installed_schemas())
     plan = make_plan(
         solution.planner,
@@ -67,16 +68,16 @@ def prepare(conn: Connection, options: PlannerOptions, fields: dict[str, Any]) -
         node_name=functools.partial(hosts.node_name, conn),
     )
     now = utcnow()
-    name = fields.get("name") or f"{(strategy or goal)['name']}-{now.isoformat()}"
+    name = fields.get("name") or f"{(strategy or goal).name}-{now.isoformat()}"
     audit = {
         "uuid": str(uuid.uuid4()),
         "name": name[:NAME_LENGTH],
         "deleted": 0,
         "audit_type": fields["audit_type"],
         "state": states.SUCCEEDED,
-        "goal_id": goal["id"],
-        "strategy_id": strategy["id"] if strategy else None,
-        "parameters": parameters,
+        "goal_id": goal.id,
+        "strategy_id": strategy.id if strategy else None,
+        "parameters": solution.parameters if strategy else {},
         "interval": fields.get("interval"),
         "scope": fields.get("scope") or [],
         "auto_trigger": bool(fields.get("auto_trigger", False)),
@@ -85,16 +86,10 @@ def prepare(conn: Connection, options: PlannerOptions, fields: dict[str, Any]) -
         "end_time": fields.get("end_time"),
         "hostname": socket.gethostname(),
     }
-    if not plan.actions:
-        plan_state = states.SUCCEEDED
-    elif audit["auto_trigger"]:
-        plan_state = states.PENDING
-    else:
-        plan_state = states.RECOMMENDED
     plan_row = {
         "uuid": str(uuid.uuid4()),
-        "strategy_id": runner["id"],
-        "state": plan_state,
+        "strategy_id": runner.id,
+        "state": states.initial_plan_state(bool(plan.actions), audit["auto_trigger"]),
         "efficacy_indicators": solution.efficacy_indicators,
         "global_efficacy": solution.global_efficacy,
     }
@@ -113,29 +108,15 @@ def prepare(conn: Connection, options: PlannerOptions, fields: dict[str, Any]) -
     return Draft(audit=audit, plan=plan_row, actions=actions)
 
 
-def _resolve(conn: Connection, table: Table, kind: str, ident: object) -> dict:
+def _resolve(conn: Connection, listing: paging.Listing[R], ident: object) -> R:
+    """The live row ``ident`` (id, uuid or name) names; NotFound otherwise."""
     text = str(ident)
-    row = (
-        conn.execute(select(table).where(by_ident(table, text), table.c.deleted_at.is_(None)))
-        .mappings()
-        .first()
-    )
-    if row is None:
-        raise NotFound(kind, text)
-    return dict(row)
+    return listing.one(conn, by_ident(listing.table, text), text)
 
 
-def _first_strategy(conn: Connection, goal: dict) -> dict:
+def _first_strategy(conn: Connection, goal: goals.Goal) -> strategies.Strategy:
     """The goal's first strategy in catalog order (what upstream runs for "auto")."""
-    row = (
-        conn.execute(
-            select(t.strategies)
-            .where(t.strategies.c.goal_id == goal["id"], t.strategies.c.deleted_at.is_(None))
-            .order_by(t.strategies.c.id)
-        )
-        .mappings()
-        .first()
-    )
-    if row is None:
-        raise NotFound("Strategy", f"for goal {goal['name']}")
-    return dict(row)
+    first = strategies.LISTING.fetch_page(conn, paging.Page(limit=1), goal=goal.uuid)
+    if not first:
+        raise NotFound("Strategy", f"for goal {goal.name}")
+    return first[0]
