@@ -50,7 +50,7 @@ from placement.actionplans.planners import PlannerOptions
 from placement.candidates import engine as candidate_engine
 from placement.candidates.request import CandidateRequest, RequestGroup
 from placement.db import engine as db_engine
-from placement.db import migration, reader, standard
+from placement.db import migration, standard
 from placement.objects import (
     aggregate,
     allocation,
@@ -175,15 +175,14 @@ def run_applier(config: str) -> float:
 
 def verify(engine: sqlalchemy.Engine, cloud: Cloud, claims: Claims, plan_uuid: str) -> list[str]:
     problems = []
-    with reader(engine) as conn:
-        plan = plans.get_plan(conn, plan_uuid)
-        listed = actions.list_actions(conn, paging.Page(limit=10000), action_plan_uuid=plan_uuid)
-    if plan["state"] != "SUCCEEDED":
-        problems.append(f"plan {plan['state']}: {plan.get('status_message')}")
+    plan = plans.get_plan(engine, plan_uuid)
+    listed = actions.list_actions(engine, paging.Page(limit=10000), action_plan_uuid=plan_uuid)
+    if plan.state != "SUCCEEDED":
+        problems.append(f"plan {plan.state}: {plan.status_message}")
         problems.extend(
-            f"{a['action_type']} {a['state']}: {a['status_message']}"
+            f"{a.action_type} {a.state}: {a.status_message}"
             for a in listed
-            if a["state"] not in ("SUCCEEDED", "CANCELLED")
+            if a.state not in ("SUCCEEDED", "CANCELLED")
         )
     expected: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for consumer, before in cloud.consumers.items():
@@ -245,8 +244,7 @@ def one_run(args: argparse.Namespace, workdir: str, workers: int) -> dict:
                 },
             )
             plan_s = time.monotonic() - started
-            with reader(engine) as conn:
-                (plan,) = plans.list_plans(conn, paging.Page(), audit_uuid=audit["uuid"])
+            (plan,) = plans.list_plans(engine, paging.Page(), audit_uuid=audit.uuid)
             claims, stop = Claims(), threading.Event()
             threads = [
                 threading.Thread(target=scheduler, args=(engine, conf, cloud, claims, stop, i))
@@ -258,7 +256,7 @@ def one_run(args: argparse.Namespace, workdir: str, workers: int) -> dict:
             stop.set()
             for thread in threads:
                 thread.join()
-            problems = verify(engine, cloud, claims, plan["uuid"])
+            problems = verify(engine, cloud, claims, plan.uuid)
         finally:
             engine.dispose()
     return {

@@ -26,7 +26,6 @@ from sqlalchemy import delete, insert, select, update
 
 from placement.actionplans.planners import PlannerOptions
 from placement.db import actionplan_tables as t
-from placement.db.transaction import reader
 from placement.objects.actionplans import audits, paging, plans
 
 PLUGIN = Path(__file__).parent / "plugin"
@@ -60,7 +59,7 @@ class Rig:
     tmp: Path
     processes: list[subprocess.Popen] = field(default_factory=list)
 
-    def plan(self, specs: list[dict]) -> dict:
+    def plan(self, specs: list[dict]) -> plans.ActionPlan:
         """A started (PENDING) plan holding ``specs``; returns its row."""
         audit = audits.create_audit(
             self.engine,
@@ -75,16 +74,15 @@ class Rig:
                 },
             },
         )
-        with reader(self.engine) as conn:
-            (plan,) = plans.list_plans(conn, paging.Page(), audit_uuid=audit["uuid"])
+        (plan,) = plans.list_plans(self.engine, paging.Page(), audit_uuid=audit.uuid)
         uuids = [str(uuid.uuid4()) for _ in specs]
         with self.engine.begin() as conn:
-            conn.execute(delete(t.actions).where(t.actions.c.action_plan_id == plan["id"]))
+            conn.execute(delete(t.actions).where(t.actions.c.action_plan_id == plan.id))
             for index, spec in enumerate(specs):
                 conn.execute(
                     insert(t.actions).values(
                         uuid=uuids[index],
-                        action_plan_id=plan["id"],
+                        action_plan_id=plan.id,
                         position=index,
                         action_type=spec["type"],
                         input_parameters=spec["params"],
@@ -92,7 +90,7 @@ class Rig:
                         parents=[uuids[parent] for parent in spec["parents"]],
                     )
                 )
-        return plans.start_plan(self.engine, plan["uuid"])
+        return plans.start_plan(self.engine, plan.uuid)
 
     def conf_file(self, max_workers: int) -> Path:
         path = self.tmp / f"placement-{max_workers}.conf"
@@ -138,19 +136,17 @@ class Rig:
     def log(self, process: subprocess.Popen) -> str:
         return (self.tmp / f"applier-{self.processes.index(process)}.log").read_text()
 
-    def plan_row(self, plan: dict) -> Any:
+    def plan_row(self, plan: plans.ActionPlan) -> Any:
         with self.engine.connect() as conn:
-            return conn.execute(
-                select(t.action_plans).where(t.action_plans.c.id == plan["id"])
-            ).one()
+            return conn.execute(select(t.action_plans).where(t.action_plans.c.id == plan.id)).one()
 
-    def actions(self, plan: dict) -> list[Any]:
+    def actions(self, plan: plans.ActionPlan) -> list[Any]:
         """The plan's action rows in plan order."""
         with self.engine.connect() as conn:
             return list(
                 conn.execute(
                     select(t.actions)
-                    .where(t.actions.c.action_plan_id == plan["id"])
+                    .where(t.actions.c.action_plan_id == plan.id)
                     .order_by(t.actions.c.position)
                 )
             )
@@ -160,10 +156,10 @@ class Rig:
         with self.engine.connect() as conn:
             return Counter(conn.execute(select(applier_test_types.runs.c.tag)).scalars())
 
-    def set_plan(self, plan: dict, **values: Any) -> None:
+    def set_plan(self, plan: plans.ActionPlan, **values: Any) -> None:
         with self.engine.begin() as conn:
             conn.execute(
-                update(t.action_plans).where(t.action_plans.c.id == plan["id"]).values(**values)
+                update(t.action_plans).where(t.action_plans.c.id == plan.id).values(**values)
             )
 
     def stop_all(self) -> None:

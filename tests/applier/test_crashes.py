@@ -46,7 +46,7 @@ def test_sigkill_half_way_then_another_applier_finishes_with_each_effect_once(
     eventually(lambda: applier_rig.plan_row(plan).state == "SUCCEEDED", timeout=120)
     second.send_signal(signal.SIGTERM)
     assert second.wait(timeout=15) == 0
-    assert f"Took over action plan {plan['uuid']}" in applier_rig.log(second)
+    assert f"Took over action plan {plan.uuid}" in applier_rig.log(second)
     rows = applier_rig.actions(plan)
     assert [row.state for row in rows] == ["SUCCEEDED"] * 50
     # Every effect committed exactly once, also those whose run the kill interrupted
@@ -65,7 +65,7 @@ def test_two_appliers_racing_for_one_plan_execute_it_once(applier_rig: Rig):
     racers = [applier_rig.start("--once", max_workers=3) for _ in range(2)]
     for racer in racers:
         assert racer.wait(timeout=120) == 0
-    claims = [f"Claimed action plan {plan['uuid']}" in applier_rig.log(r) for r in racers]
+    claims = [f"Claimed action plan {plan.uuid}" in applier_rig.log(r) for r in racers]
     assert sorted(claims) == [False, True]
     assert applier_rig.plan_row(plan).state == "SUCCEEDED"
     assert applier_rig.runs() == {spec["params"]["tag"]: 1 for spec in specs}
@@ -84,7 +84,7 @@ def test_an_expired_lease_is_taken_over_and_a_live_one_is_not(applier_rig: Rig):
     earlier = utcnow() - datetime.timedelta(seconds=1)
     applier_rig.set_plan(plan, lease_expires_at=earlier)
     log = applier_rig.once()
-    assert f"Took over action plan {plan['uuid']} (ONGOING) from applier elsewhere:1:x" in log
+    assert f"Took over action plan {plan.uuid} (ONGOING) from applier elsewhere:1:x" in log
     row = applier_rig.plan_row(plan)
     assert (row.state, row.lease_expires_at) == ("SUCCEEDED", None)
     assert row.applier_id != "elsewhere:1:x"
@@ -98,7 +98,7 @@ def test_cancel_cuts_a_wait_short_and_cancels_what_is_pending(applier_rig: Rig):
     applier = applier_rig.start(max_workers=1)
     eventually(lambda: applier_rig.actions(plan)[0].state == "ONGOING")
     cancelled_at = time.monotonic()
-    plans.update_state(applier_rig.engine, plan["uuid"], "CANCELLING")
+    plans.update_state(applier_rig.engine, plan.uuid, "CANCELLING")
     eventually(lambda: applier_rig.plan_row(plan).state == "CANCELLED", timeout=10)
     assert time.monotonic() - cancelled_at < 5
     rows = applier_rig.actions(plan)
@@ -117,11 +117,11 @@ def test_sigterm_stops_at_once_and_hands_the_plan_to_the_next_applier(applier_ri
     applier.send_signal(signal.SIGTERM)
     assert applier.wait(timeout=15) == 0
     assert time.monotonic() - stopped_at < 5
-    assert f"Released action plan {plan['uuid']}" in applier_rig.log(applier)
+    assert f"Released action plan {plan.uuid}" in applier_rig.log(applier)
     assert applier_rig.plan_row(plan).state == "ONGOING"  # left, not failed
     # The lease was ended on the way out: the next applier resumes without waiting 30 s.
     log = applier_rig.once()
-    assert f"Took over action plan {plan['uuid']}" in log
+    assert f"Took over action plan {plan.uuid}" in log
     rows = applier_rig.actions(plan)
     assert [(row.state, row.attempts) for row in rows] == [("SUCCEEDED", 2), ("SUCCEEDED", 1)]
     assert applier_rig.plan_row(plan).state == "SUCCEEDED"

@@ -26,8 +26,8 @@ def test_no_action_starts_before_its_parents_finish_nor_beyond_max_workers(appli
     specs = _diamonds()
     plan = applier_rig.plan(specs)
     log = applier_rig.once(max_workers=2)
-    assert f"Claimed action plan {plan['uuid']}" in log
-    assert f"Action plan {plan['uuid']} finished: SUCCEEDED" in log
+    assert f"Claimed action plan {plan.uuid}" in log
+    assert f"Action plan {plan.uuid} finished: SUCCEEDED" in log
     rows = applier_rig.actions(plan)
     assert [row.state for row in rows] == ["SUCCEEDED"] * len(specs)
     assert {row.attempts for row in rows} == {1}

@@ -2,6 +2,7 @@
 
 Each responder declares its preamble once with :func:`.preamble.responder`
 (policy rule, microversion minimum, lookup before authorization, JSON body
-schema), calls one function of :mod:`placement.objects.actionplans`, and
-renders the dict it gets with :mod:`.render`.
+schema), calls one function of :mod:`placement.objects.actionplans` with the
+engine (the object layer opens its transactions, as Placement's does), and
+renders the row it gets with :mod:`.render`.
 """

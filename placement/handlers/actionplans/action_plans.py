@@ -27,7 +27,7 @@ class ActionPlan(base.Resource):
     """``/v1/action_plans/{uuid}`` (uuids only)."""
 
     @responder(policy.ACTION_PLAN_GET, lookup=_PLAN, returns=_SHOWN)
-    def on_get(self, req: falcon.Request, resp: falcon.Response, found: dict) -> None:
+    def on_get(self, req: falcon.Request, resp: falcon.Response, found: plans.ActionPlan) -> None:
         base.send_json(resp, render.action_plan(req, found, detail=True))
 
     @responder(
@@ -36,14 +36,18 @@ class ActionPlan(base.Resource):
         body=Body(bodies.ACTION_PLAN_PATCH),
         returns=_SHOWN,
     )
-    def on_patch(self, req: falcon.Request, resp: falcon.Response, found: dict, data: list) -> None:
+    def on_patch(
+        self, req: falcon.Request, resp: falcon.Response, found: plans.ActionPlan, data: list
+    ) -> None:
         # Operations apply in order, so the last one names the state asked for.
-        plan = plans.update_state(self.deps.engine, found["uuid"], data[-1]["value"])
+        plan = plans.update_state(self.deps.engine, found.uuid, data[-1]["value"])
         base.send_json(resp, render.action_plan(req, plan, detail=True))
 
     @responder(policy.ACTION_PLAN_DELETE, lookup=_PLAN, returns={204: NO_BODY})
-    def on_delete(self, req: falcon.Request, resp: falcon.Response, found: dict) -> None:
-        plans.delete_plan(self.deps.engine, found["uuid"])
+    def on_delete(
+        self, req: falcon.Request, resp: falcon.Response, found: plans.ActionPlan
+    ) -> None:
+        plans.delete_plan(self.deps.engine, found.uuid)
         base.send_empty(resp)
 
 
@@ -51,6 +55,6 @@ class ActionPlanStart(base.Resource):
     """``POST /v1/action_plans/{uuid}/start``: RECOMMENDED → PENDING (the body is ignored)."""
 
     @responder(policy.ACTION_PLAN_START, lookup=_PLAN, returns=_SHOWN)
-    def on_post(self, req: falcon.Request, resp: falcon.Response, found: dict) -> None:
-        plan = plans.start_plan(self.deps.engine, found["uuid"])
+    def on_post(self, req: falcon.Request, resp: falcon.Response, found: plans.ActionPlan) -> None:
+        plan = plans.start_plan(self.deps.engine, found.uuid)
         base.send_json(resp, render.action_plan(req, plan, detail=True))

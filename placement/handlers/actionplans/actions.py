@@ -13,7 +13,7 @@ from placement.objects.actionplans import actions
 from placement.schemas.actionplans import bodies, query, responses
 
 
-class _Collection(listing.Collection):
+class _Collection(listing.Collection[actions.Action]):
     """Actions are filtered by plan or by audit, never both."""
 
     def check(self, params: dict[str, str]) -> None:
@@ -34,7 +34,7 @@ class Action(base.Resource):
     """``/v1/actions/{uuid}`` (uuids only)."""
 
     @responder(policy.ACTION_GET, lookup=_ACTION, returns=_SHOWN)
-    def on_get(self, req: falcon.Request, resp: falcon.Response, found: dict) -> None:
+    def on_get(self, req: falcon.Request, resp: falcon.Response, found: actions.Action) -> None:
         base.send_json(resp, render.action(req, found, detail=True))
 
     @responder(
@@ -44,12 +44,14 @@ class Action(base.Resource):
         body=Body(bodies.ACTION_PATCH),
         returns=_SHOWN,
     )
-    def on_patch(self, req: falcon.Request, resp: falcon.Response, found: dict, data: list) -> None:
+    def on_patch(
+        self, req: falcon.Request, resp: falcon.Response, found: actions.Action, data: list
+    ) -> None:
         # Operations apply in order: the last one on each path wins.
         values = {operation["path"]: operation["value"] for operation in data}
         action = actions.update_action(
             self.deps.engine,
-            found["uuid"],
+            found.uuid,
             state=values.get("/state"),
             reason=values.get("/status_message"),
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import falcon
 
 from placement import actionplan_opts, policy
+from placement.effects import registry
 from placement.handlers import base
 from placement.handlers.actionplans import listing, render
 from placement.handlers.actionplans.audit_body import audit_fields
@@ -33,9 +34,9 @@ class Audits(base.Resource):
     )
     def on_post(self, req: falcon.Request, resp: falcon.Response, data: dict) -> None:
         fields = audit_fields(data, base.version(req))
-        options = actionplan_opts.planner_options(self.deps.conf)
+        options = actionplan_opts.planner_options(self.deps.conf, registry.installed_declarations())
         audit = audits.create_audit(self.deps.engine, options, fields)
-        resp.location = base.absolute_url(req, f"/v1/audits/{audit['uuid']}")
+        resp.location = base.absolute_url(req, f"/v1/audits/{audit.uuid}")
         base.send_json(resp, render.audit(req, audit, detail=True), 201)
 
 
@@ -43,10 +44,10 @@ class Audit(base.Resource):
     """``/v1/audits/{ident}``: by integer id, uuid or name."""
 
     @responder(policy.AUDIT_GET, lookup=_AUDIT, returns={200: responses.AUDIT[1]})
-    def on_get(self, req: falcon.Request, resp: falcon.Response, found: dict) -> None:
+    def on_get(self, req: falcon.Request, resp: falcon.Response, found: audits.Audit) -> None:
         base.send_json(resp, render.audit(req, found, detail=True))
 
     @responder(policy.AUDIT_DELETE, lookup=_AUDIT, returns={204: NO_BODY})
-    def on_delete(self, req: falcon.Request, resp: falcon.Response, found: dict) -> None:
-        audits.delete_audit(self.deps.engine, found["uuid"])
+    def on_delete(self, req: falcon.Request, resp: falcon.Response, found: audits.Audit) -> None:
+        audits.delete_audit(self.deps.engine, found.uuid)
         base.send_empty(resp)

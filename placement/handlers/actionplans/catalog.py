@@ -26,7 +26,7 @@ class Goal(base.Resource):
     """``/v1/goals/{ident}``: by integer id, uuid or name."""
 
     @responder(policy.GOAL_GET, lookup=Lookup(goals.get_goal), returns={200: responses.GOAL[1]})
-    def on_get(self, req: falcon.Request, resp: falcon.Response, found: dict) -> None:
+    def on_get(self, req: falcon.Request, resp: falcon.Response, found: goals.Goal) -> None:
         base.send_json(resp, render.goal(req, found, detail=True))
 
 
@@ -38,5 +38,7 @@ class Strategy(base.Resource):
         lookup=Lookup(strategies.get_strategy),
         returns={200: responses.STRATEGY[1]},
     )
-    def on_get(self, req: falcon.Request, resp: falcon.Response, found: dict) -> None:
+    def on_get(
+        self, req: falcon.Request, resp: falcon.Response, found: strategies.Strategy
+    ) -> None:
         base.send_json(resp, render.strategy(req, found, detail=True))

@@ -9,35 +9,31 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Generic
 from urllib.parse import urlencode
 
 import falcon
 
-from placement.db import transaction
 from placement.handlers import base
 from placement.handlers.actionplans import validation
 from placement.handlers.actionplans.preamble import Query, responder
 from placement.objects.actionplans import paging
+from placement.objects.actionplans.paging import R
 from placement.schemas import Versioned
 from placement.schemas.actionplans import query as schema
 from placement.schemas.actionplans import responses
 
-if TYPE_CHECKING:
-    from sqlalchemy.engine import Connection
-
-Render = Callable[[falcon.Request, dict[str, Any], bool], dict[str, Any]]
-
 
 @dataclass(frozen=True)
-class Collection:
-    """One collection: its key, query schema, list function, item renderer and
-    the schemas of its items (list, then ``/detail``)."""
+class Collection(Generic[R]):
+    """One collection: its key, query schema, list function (the object layer's:
+    engine, page and filters to rows, in a read transaction of its own), item
+    renderer and the schemas of its items (list, then ``/detail``)."""
 
     key: str
     query: dict[str, Any]
-    fetch: Callable[..., list[dict]]
-    render: Render
+    fetch: Callable[..., list[R]]
+    render: Callable[[falcon.Request, R, bool], dict[str, Any]]
     items: tuple[Versioned, Versioned]
 
     def page(self, detail: bool) -> Versioned:
@@ -78,7 +74,7 @@ def send(
     resource: base.Resource,
     req: falcon.Request,
     resp: falcon.Response,
-    collection: Collection,
+    collection: Collection[R],
     detail: bool,
     params: dict[str, str],
 ) -> None:
@@ -87,24 +83,16 @@ def send(
     collection.check(params)
     page = page_of(params, resource.deps.conf.api.max_limit)
     filters = {name: params[name] for name in collection.filters if name in params}
-    rows = _fetch(resource, collection, page, filters)
+    rows = collection.fetch(resource.deps.engine, page, **filters)
     doc: dict[str, Any] = {collection.key: [collection.render(req, row, detail) for row in rows]}
     if rows and len(rows) == page.limit:
-        doc["next"] = _next_link(req, collection, page, rows[-1]["uuid"], filters, detail)
+        doc["next"] = _next_link(req, collection, page, rows[-1].uuid, filters, detail)
     base.send_json(resp, doc)
-
-
-def _fetch(
-    resource: base.Resource, collection: Collection, page: paging.Page, filters: dict[str, str]
-) -> list[dict]:
-    conn: Connection
-    with transaction.reader(resource.deps.engine) as conn:
-        return collection.fetch(conn, page, **filters)
 
 
 def _next_link(
     req: falcon.Request,
-    collection: Collection,
+    collection: Collection[R],
     page: paging.Page,
     marker: str,
     filters: dict[str, str],
@@ -128,7 +116,7 @@ class ListResource(base.Resource):
 
 
 def resources(
-    collection: Collection, list_rule: str, detail_rule: str
+    collection: Collection[R], list_rule: str, detail_rule: str
 ) -> tuple[type[ListResource], type[ListResource]]:
     """The Falcon resources of ``/v1/<key>`` and ``/v1/<key>/detail`` (GET only)."""
 

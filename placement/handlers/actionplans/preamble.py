@@ -22,13 +22,12 @@ import falcon
 from placement import errors
 from placement import microversion as mv
 from placement.actionplans import errors as domain
-from placement.db import transaction
 from placement.handlers import base, intake, preamble
 from placement.handlers.actionplans import validation
 from placement.schemas import Versioned
 
 if TYPE_CHECKING:
-    from sqlalchemy.engine import Connection
+    from sqlalchemy.engine import Engine
 
 #: Domain error family → the HTTP error answering it (first match wins).
 STATUS_OF: base.Answers = {
@@ -55,11 +54,12 @@ class Lookup:
     """How a responder finds the object its path names: a preamble step that
     takes the path's ``ident`` and passes the object on as ``found``.
 
-    ``uuid_field`` set: the path must hold a uuid, else 400 naming that field
-    (action plans and actions are addressed by uuid only).
+    ``get`` is the object layer's show function (it opens its own read
+    transaction). ``uuid_field`` set: the path must hold a uuid, else 400
+    naming that field (action plans and actions are addressed by uuid only).
     """
 
-    get: Callable[[Connection, str], dict]
+    get: Callable[[Engine, str], Any]
     uuid_field: str | None = None
 
     @property
@@ -71,8 +71,7 @@ class Lookup:
         if self.uuid_field is not None:
             validation.uuid_field(self.uuid_field, ident)
         try:
-            with transaction.reader(call.resource.deps.engine) as conn:
-                call.kwargs["found"] = self.get(conn, ident)
+            call.kwargs["found"] = self.get(call.resource.deps.engine, ident)
         except domain.ActionPlanError as exc:
             raise base.http_error(exc, STATUS_OF) from None
 

@@ -1,5 +1,6 @@
-"""Object-layer dicts → the JSON upstream Watcher serves (WATCHER_API.md 2.2, 3.6;
-PLANNER.md 8). List items carry fewer fields than ``/detail`` items and shows."""
+"""Object-layer rows → the JSON upstream Watcher serves (WATCHER_API.md 2.2, 3.6;
+PLANNER.md 8). List items carry fewer fields than ``/detail`` items and shows;
+the order of each item's keys is upstream's."""
 
 from __future__ import annotations
 
@@ -10,6 +11,12 @@ import falcon
 
 from placement import microversion as mv
 from placement.handlers import base
+from placement.objects.actionplans.actions import Action
+from placement.objects.actionplans.audits import Audit
+from placement.objects.actionplans.goals import Goal
+from placement.objects.actionplans.paging import Row
+from placement.objects.actionplans.plans import ActionPlan
+from placement.objects.actionplans.strategies import Strategy
 
 
 def timestamp(value: datetime.datetime | None) -> str | None:
@@ -35,73 +42,98 @@ def links(req: falcon.Request, collection: str, uuid: str) -> list[dict[str, str
     return [{"href": href, "rel": "self"}, {"href": href, "rel": "bookmark"}]
 
 
-def _times(row: dict[str, Any]) -> dict[str, str | None]:
-    return {name: timestamp(row[name]) for name in ("created_at", "updated_at", "deleted_at")}
+def _times(row: Row) -> dict[str, str | None]:
+    return {
+        "created_at": timestamp(row.created_at),
+        "updated_at": timestamp(row.updated_at),
+        "deleted_at": timestamp(row.deleted_at),
+    }
 
 
-def _pick(row: dict[str, Any], *names: str) -> dict[str, Any]:
-    """The row's values of ``names``, as they are stored."""
-    return {name: row[name] for name in names}
-
-
-def _whole(req: falcon.Request, row: dict[str, Any], doc: dict[str, Any], **more: Any) -> dict:
+def _whole(
+    req: falcon.Request, row: Audit | ActionPlan | Action, doc: dict[str, Any], **more: Any
+) -> dict[str, Any]:
     """A show or ``/detail`` item: ``doc`` plus ``more``, the timestamps and (1.5+)
     ``status_message``."""
     whole = {**doc, **more, **_times(row)}
     if base.version(req) >= mv.STATUS_MESSAGE:
-        whole["status_message"] = row["status_message"]
+        whole["status_message"] = row.status_message
     return whole
 
 
-def goal(req: falcon.Request, row: dict[str, Any], detail: bool) -> dict[str, Any]:
+def goal(req: falcon.Request, row: Goal, detail: bool) -> dict[str, Any]:
     doc = {
-        **_pick(row, "uuid", "name", "display_name", "efficacy_specification"),
-        "links": links(req, "goals", row["uuid"]),
+        "uuid": row.uuid,
+        "name": row.name,
+        "display_name": row.display_name,
+        "efficacy_specification": row.efficacy_specification,
+        "links": links(req, "goals", row.uuid),
     }
     return {**doc, **_times(row)} if detail else doc
 
 
-def strategy(req: falcon.Request, row: dict[str, Any], detail: bool) -> dict[str, Any]:
+def strategy(req: falcon.Request, row: Strategy, detail: bool) -> dict[str, Any]:
     doc = {
-        **_pick(row, "uuid", "name", "display_name", "goal_uuid", "goal_name"),
-        "links": links(req, "strategies", row["uuid"]),
+        "uuid": row.uuid,
+        "name": row.name,
+        "display_name": row.display_name,
+        "goal_uuid": row.goal_uuid,
+        "goal_name": row.goal_name,
+        "links": links(req, "strategies", row.uuid),
     }
-    return {**doc, "parameters_spec": row["parameters_spec"]} if detail else doc
+    return {**doc, "parameters_spec": row.parameters_spec} if detail else doc
 
 
-def audit(req: falcon.Request, row: dict[str, Any], detail: bool) -> dict[str, Any]:
+def audit(req: falcon.Request, row: Audit, detail: bool) -> dict[str, Any]:
     version = base.version(req)
     doc = {
-        **_pick(row, "uuid", "name", "audit_type", "state", "goal_uuid", "goal_name"),
-        **_pick(row, "strategy_uuid", "strategy_name"),
-        "links": links(req, "audits", row["uuid"]),
-        **_pick(row, "interval", "scope", "auto_trigger"),
-        "next_run_time": naive_time(row["next_run_time"]),
+        "uuid": row.uuid,
+        "name": row.name,
+        "audit_type": row.audit_type,
+        "state": row.state,
+        "goal_uuid": row.goal_uuid,
+        "goal_name": row.goal_name,
+        "strategy_uuid": row.strategy_uuid,
+        "strategy_name": row.strategy_name,
+        "links": links(req, "audits", row.uuid),
+        "interval": row.interval,
+        "scope": row.scope,
+        "auto_trigger": row.auto_trigger,
+        "next_run_time": naive_time(row.next_run_time),
         # Stored whatever the version, shown only from 1.2 (as upstream).
-        "force": bool(row["force"]) if version >= mv.AUDIT_FORCE else False,
+        "force": bool(row.force) if version >= mv.AUDIT_FORCE else False,
     }
     if not detail:
         return doc
     if version >= mv.AUDIT_START_END_TIME:
-        doc.update(start_time=naive_time(row["start_time"]), end_time=naive_time(row["end_time"]))
-    return _whole(req, row, doc, **_pick(row, "parameters", "hostname"))
+        doc.update(start_time=naive_time(row.start_time), end_time=naive_time(row.end_time))
+    return _whole(req, row, doc, parameters=row.parameters, hostname=row.hostname)
 
 
-def action_plan(req: falcon.Request, row: dict[str, Any], detail: bool) -> dict[str, Any]:
+def action_plan(req: falcon.Request, row: ActionPlan, detail: bool) -> dict[str, Any]:
     doc = {
-        **_pick(row, "uuid", "audit_uuid", "strategy_uuid", "strategy_name", "state"),
-        **_pick(row, "efficacy_indicators", "global_efficacy"),
-        "links": links(req, "action_plans", row["uuid"]),
-        "updated_at": timestamp(row["updated_at"]),
+        "uuid": row.uuid,
+        "audit_uuid": row.audit_uuid,
+        "strategy_uuid": row.strategy_uuid,
+        "strategy_name": row.strategy_name,
+        "state": row.state,
+        "efficacy_indicators": row.efficacy_indicators,
+        "global_efficacy": row.global_efficacy,
+        "links": links(req, "action_plans", row.uuid),
+        "updated_at": timestamp(row.updated_at),
     }
-    return _whole(req, row, doc, hostname=row["hostname"]) if detail else doc
+    return _whole(req, row, doc, hostname=row.hostname) if detail else doc
 
 
-def action(req: falcon.Request, row: dict[str, Any], detail: bool) -> dict[str, Any]:
+def action(req: falcon.Request, row: Action, detail: bool) -> dict[str, Any]:
     doc = {
-        **_pick(row, "uuid", "action_plan_uuid", "action_type", "state", "parents"),
-        "links": links(req, "actions", row["uuid"]),
+        "uuid": row.uuid,
+        "action_plan_uuid": row.action_plan_uuid,
+        "action_type": row.action_type,
+        "state": row.state,
+        "parents": row.parents,
+        "links": links(req, "actions", row.uuid),
     }
     if not detail:
         return doc
-    return _whole(req, row, doc, **_pick(row, "description", "input_parameters"))
+    return _whole(req, row, doc, description=row.description, input_parameters=row.input_parameters)

@@ -2,20 +2,43 @@
 
 from __future__ import annotations
 
+import datetime
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.engine import Connection, Engine
 
+from placement import db
 from placement.actionplans import states
 from placement.actionplans.errors import PlanStateForbidsActionUpdate
 from placement.db import actionplan_tables as t
-from placement.db.transaction import run_in_transaction
 from placement.objects.actionplans import paging, state_change
 from placement.objects.actionplans.idents import canonical_uuid
 
+
+@dataclass(frozen=True)
+class Action(paging.Row):
+    """An action, with its plan's uuid; ``position`` is its place in the plan's order,
+    ``started_at``, ``finished_at`` and ``attempts`` the applier's record of its runs."""
+
+    action_plan_id: int
+    position: int
+    action_type: str
+    description: str | None
+    input_parameters: dict[str, Any]
+    state: str
+    parents: list[str]
+    status_message: str | None
+    started_at: datetime.datetime | None
+    finished_at: datetime.datetime | None
+    attempts: int
+    action_plan_uuid: str
+
+
 LISTING = paging.Listing(
     kind="Action",
+    row=Action,
     table=t.actions,
     source=t.actions.join(t.action_plans, t.action_plans.c.id == t.actions.c.action_plan_id),
     joined={"action_plan_uuid": t.action_plans.c.uuid},
@@ -33,23 +56,34 @@ LISTING = paging.Listing(
 
 
 def list_actions(
-    conn: Connection,
+    engine: Engine,
     page: paging.Page,
     action_plan_uuid: str | None = None,
     audit_uuid: str | None = None,
-) -> list[dict]:
-    """One page of actions; filter by plan or by audit (the API refuses both at once)."""
-    return LISTING.fetch_page(conn, page, action_plan_uuid=action_plan_uuid, audit_uuid=audit_uuid)
+) -> list[Action]:
+    """One page of actions; filter by plan or by audit (the API refuses both at once).
+
+    Opens its own read transaction.
+    """
+    with db.reader(engine) as conn:
+        return LISTING.fetch_page(
+            conn, page, action_plan_uuid=action_plan_uuid, audit_uuid=audit_uuid
+        )
 
 
-def get_action(conn: Connection, uuid: str) -> dict:
-    """The live action with this uuid; NotFound otherwise."""
+def get_action(engine: Engine, uuid: str) -> Action:
+    """The live action with this uuid (NotFound otherwise); opens its own read transaction."""
+    with db.reader(engine) as conn:
+        return _get(conn, uuid)
+
+
+def _get(conn: Connection, uuid: str) -> Action:
     return LISTING.one(conn, t.actions.c.uuid == canonical_uuid(uuid), uuid)
 
 
 def update_action(
     engine: Engine, uuid: str, state: str | None = None, reason: str | None = None
-) -> dict:
+) -> Action:
     """Skip a PENDING action (``state="SKIPPED"``), optionally saying why.
 
     Allowed only while the plan is RECOMMENDED or PENDING; the plan's row is
@@ -59,26 +93,26 @@ def update_action(
     action. Opens its own write transaction; returns the action.
     """
 
-    def run(conn: Connection) -> dict:
-        action = get_action(conn, uuid)
+    def run(conn: Connection) -> Action:
+        action = _get(conn, uuid)
         plan_state = conn.execute(
             select(t.action_plans.c.state)
-            .where(t.action_plans.c.id == action["action_plan_id"])
+            .where(t.action_plans.c.id == action.action_plan_id)
             .with_for_update()
         ).scalar_one()
 
-        def decide(current: dict) -> dict[str, Any] | None:
-            if state is not None and state != current["state"]:
-                new = states.check_action_transition(current["state"], state, plan_state)
+        def decide(current: Action) -> dict[str, Any] | None:
+            if state is not None and state != current.state:
+                new = states.check_action_transition(current.state, state, plan_state)
                 return {"state": new, "status_message": states.skipped_status_message(reason)}
             if reason is None:
                 return None
-            states.check_status_message_update(current["state"])
+            states.check_status_message_update(current.state)
             if plan_state not in states.PLAN_STATES_ALLOWING_ACTION_UPDATE:
                 raise PlanStateForbidsActionUpdate(plan_state)
             return {"status_message": states.skipped_status_message(reason)}
 
-        state_change.change(conn, t.actions, lambda: get_action(conn, uuid), decide)
-        return get_action(conn, uuid)
+        state_change.change(conn, t.actions, lambda: _get(conn, uuid), decide)
+        return _get(conn, uuid)
 
-    return run_in_transaction(engine, run, write=True)
+    return db.run_in_transaction(engine, run, write=True)

@@ -2,25 +2,54 @@
 
 from __future__ import annotations
 
+import datetime
+from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy
 from sqlalchemy import insert, select
 from sqlalchemy.engine import Connection, Engine
 
+from placement import db
 from placement.actionplans import states
 from placement.actionplans.errors import Conflict
 from placement.actionplans.planners import PlannerOptions
 from placement.db import actionplan_tables as t
 from placement.db.tables import utcnow
-from placement.db.transaction import reader, run_in_transaction
 from placement.objects.actionplans import paging, planning, state_change
 from placement.objects.actionplans.idents import by_ident, by_uuid_or_name
+
+
+@dataclass(frozen=True)
+class Audit(paging.Row):
+    """An audit, with its goal's and (when it named one) its strategy's uuid and name."""
+
+    name: str
+    audit_type: str
+    state: str
+    goal_id: int
+    strategy_id: int | None
+    parameters: dict[str, Any]
+    interval: str | None
+    scope: list[Any]
+    auto_trigger: bool
+    next_run_time: datetime.datetime | None
+    hostname: str | None
+    start_time: datetime.datetime | None
+    end_time: datetime.datetime | None
+    force: bool
+    status_message: str | None
+    goal_uuid: str
+    goal_name: str
+    strategy_uuid: str | None
+    strategy_name: str | None
+
 
 _strategy = t.strategies.alias("audit_strategy")
 
 LISTING = paging.Listing(
     kind="Audit",
+    row=Audit,
     table=t.audits,
     source=t.audits.join(t.goals, t.goals.c.id == t.audits.c.goal_id).outerjoin(
         _strategy, _strategy.c.id == t.audits.c.strategy_id
@@ -41,18 +70,28 @@ LISTING = paging.Listing(
 
 
 def list_audits(
-    conn: Connection, page: paging.Page, goal: str | None = None, strategy: str | None = None
-) -> list[dict]:
-    """One page of audits; ``goal``/``strategy`` (uuid or name) filter, unknown ones match none."""
-    return LISTING.fetch_page(conn, page, goal=goal, strategy=strategy)
+    engine: Engine, page: paging.Page, goal: str | None = None, strategy: str | None = None
+) -> list[Audit]:
+    """One page of audits; ``goal``/``strategy`` (uuid or name) filter, unknown ones match none.
+
+    Opens its own read transaction.
+    """
+    with db.reader(engine) as conn:
+        return LISTING.fetch_page(conn, page, goal=goal, strategy=strategy)
 
 
-def get_audit(conn: Connection, ident: str) -> dict:
-    """The live audit with this id, uuid or name; NotFound otherwise."""
+def get_audit(engine: Engine, ident: str) -> Audit:
+    """The live audit with this id, uuid or name (NotFound otherwise); opens its own read
+    transaction."""
+    with db.reader(engine) as conn:
+        return _get(conn, ident)
+
+
+def _get(conn: Connection, ident: str) -> Audit:
     return LISTING.one(conn, by_ident(t.audits, ident), ident)
 
 
-def create_audit(engine: Engine, planner_options: PlannerOptions, fields: dict[str, Any]) -> dict:
+def create_audit(engine: Engine, planner_options: PlannerOptions, fields: dict[str, Any]) -> Audit:
     """Create an audit, run its strategy and planner, store audit + plan + actions.
 
     ``fields`` holds the validated POST body (``goal`` and ``audit_type``
@@ -64,13 +103,13 @@ def create_audit(engine: Engine, planner_options: PlannerOptions, fields: dict[s
     the SUCCEEDED audit, its plan and the plan's actions together, so a
     failure stores nothing. Opens its own transactions; returns the audit.
     """
-    with reader(engine) as conn:
+    with db.reader(engine) as conn:
         draft = planning.prepare(conn, planner_options, fields)
         check_name_free(conn, draft.audit["name"])
-    return run_in_transaction(engine, lambda conn: _store(conn, draft), write=True)
+    return db.run_in_transaction(engine, lambda conn: _store(conn, draft), write=True)
 
 
-def _store(conn: Connection, draft: planning.Draft) -> dict:
+def _store(conn: Connection, draft: planning.Draft) -> Audit:
     try:
         audit = conn.execute(insert(t.audits).values(**draft.audit))
     except sqlalchemy.exc.IntegrityError as exc:
@@ -81,7 +120,7 @@ def _store(conn: Connection, draft: planning.Draft) -> dict:
         conn.execute(
             insert(t.actions), [{**action, "action_plan_id": plan_id} for action in draft.actions]
         )
-    return get_audit(conn, draft.audit["uuid"])
+    return _get(conn, draft.audit["uuid"])
 
 
 def _new_id(result: sqlalchemy.CursorResult) -> int:
@@ -110,11 +149,11 @@ def delete_audit(engine: Engine, ident: str) -> None:
     Opens its own write transaction.
     """
 
-    def decide(audit: dict) -> dict[str, Any]:
-        states.check_audit_deletable(audit["state"])
+    def decide(audit: Audit) -> dict[str, Any]:
+        states.check_audit_deletable(audit.state)
         return {"state": states.DELETED, "deleted_at": utcnow(), "deleted": t.audits.c.id}
 
     def delete(conn: Connection) -> None:
-        state_change.change(conn, t.audits, lambda: get_audit(conn, ident), decide)
+        state_change.change(conn, t.audits, lambda: _get(conn, ident), decide)
 
-    run_in_transaction(engine, delete, write=True)
+    db.run_in_transaction(engine, delete, write=True)

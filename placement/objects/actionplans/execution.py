@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import or_, select, update
@@ -45,13 +46,36 @@ class LostRun(Exception):
     """The action run being recorded is no longer the current one (plan taken over)."""
 
 
-def claim_next(engine: Engine, applier_id: str, lease: datetime.timedelta) -> dict | None:
+@dataclass(frozen=True)
+class Claim:
+    """A plan an applier has just claimed: its ids, its state once claimed, and
+    whether it was ``taken_over`` from ``previous_applier_id`` (whose lease ran out)."""
+
+    id: int
+    uuid: str
+    state: str
+    previous_applier_id: str | None
+    taken_over: bool
+
+
+@dataclass(frozen=True)
+class PlanAction:
+    """What the applier needs of one of its plan's actions to schedule and run it."""
+
+    id: int
+    uuid: str
+    state: str
+    parents: tuple[str, ...]
+    action_type: str
+    input_parameters: dict[str, Any]
+
+
+def claim_next(engine: Engine, applier_id: str, lease: datetime.timedelta) -> Claim | None:
     """Claim the oldest claimable plan for ``applier_id``, or None when there is none.
 
     Claimable: PENDING (becomes ONGOING), or ONGOING/CANCELLING with no lease or
     an expired one (taken over: state kept, its ONGOING actions back to
-    PENDING). Returns the plan's row as claimed plus ``taken_over``. Opens its
-    own write transaction.
+    PENDING). Opens its own write transaction.
     """
     now = utcnow()
     plans = t.action_plans
@@ -92,13 +116,13 @@ def claim_next(engine: Engine, applier_id: str, lease: datetime.timedelta) -> di
                     .where(t.actions.c.state == states.ONGOING)
                     .values(state=states.PENDING)
                 )
-            return {
-                "id": row.id,
-                "uuid": row.uuid,
-                "state": row.state if taken_over else states.ONGOING,
-                "previous_applier_id": row.applier_id,
-                "taken_over": taken_over,
-            }
+            return Claim(
+                id=row.id,
+                uuid=row.uuid,
+                state=row.state if taken_over else states.ONGOING,
+                previous_applier_id=row.applier_id,
+                taken_over=taken_over,
+            )
     return None
 
 
@@ -140,7 +164,7 @@ def owned_state(engine: Engine, plan_id: int, applier_id: str) -> str | None:
     return str(row.state)
 
 
-def plan_actions(engine: Engine, plan_id: int) -> list[dict[str, Any]]:
+def plan_actions(engine: Engine, plan_id: int) -> list[PlanAction]:
     """The plan's live actions in plan order: what the applier needs to run them."""
     a = t.actions
     with reader(engine) as conn:
@@ -149,7 +173,17 @@ def plan_actions(engine: Engine, plan_id: int) -> list[dict[str, Any]]:
             .where(a.c.action_plan_id == plan_id, a.c.deleted_at.is_(None))
             .order_by(a.c.position, a.c.id)
         ).all()
-    return [dict(row._mapping) for row in rows]
+    return [
+        PlanAction(
+            id=row.id,
+            uuid=row.uuid,
+            state=row.state,
+            parents=tuple(row.parents or ()),
+            action_type=row.action_type,
+            input_parameters=row.input_parameters,
+        )
+        for row in rows
+    ]
 
 
 def _lock_owned(conn: Connection, plan_id: int, applier_id: str, allowed: tuple[str, ...]) -> bool:

@@ -9,10 +9,11 @@ all three databases.
 
 from __future__ import annotations
 
+import datetime
 import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from sqlalchemy import (
     ColumnElement,
@@ -45,17 +46,37 @@ class Page:
 
 
 @dataclass(frozen=True)
-class Listing:
+class Row:
+    """What every listed row has: its ids and times (the rest is each resource's).
+
+    Rows are frozen values built from one query, so the applier and the
+    handlers read attributes mypy checks, never keys of a dict.
+    """
+
+    id: int
+    uuid: str
+    created_at: datetime.datetime | None
+    updated_at: datetime.datetime | None
+    deleted_at: datetime.datetime | None
+
+
+R = TypeVar("R", bound=Row)
+
+
+@dataclass(frozen=True)
+class Listing(Generic[R]):
     """A resource's query: its table's columns plus joined ones, live rows only.
 
-    The result dicts' keys are ``table``'s column names (less ``hidden``) and the
-    keys of ``joined``, whose expressions come from ``source`` (``table`` joined to
-    what names it shows); every key but ``unsortable`` ones (JSON) may be sorted
-    on. ``kind`` names the resource in NotFound errors. ``filters`` are the
-    keyword filters of :meth:`fetch_page`, each a value → condition.
+    Each result is a ``row``, built from ``table``'s column names (less
+    ``hidden``) and the keys of ``joined``, whose expressions come from
+    ``source`` (``table`` joined to what names it shows): the row type's fields
+    are exactly these keys. Every key but ``unsortable`` ones (JSON) may be
+    sorted on. ``kind`` names the resource in NotFound errors. ``filters`` are
+    the keyword filters of :meth:`fetch_page`, each a value → condition.
     """
 
     kind: str
+    row: type[R]
     table: Table
     source: FromClause
     joined: Mapping[str, ColumnElement[Any]] = field(default_factory=dict)
@@ -81,19 +102,19 @@ class Listing:
             .where(self.table.c.deleted_at.is_(None))
         )
 
-    def fetch_page(self, conn: Connection, page: Page, **wanted: str | None) -> list[dict]:
+    def fetch_page(self, conn: Connection, page: Page, **wanted: str | None) -> list[R]:
         """One page of live rows, filtered by each of ``wanted`` that is not None."""
         conditions = [
             self.filters[name](value) for name, value in wanted.items() if value is not None
         ]
         return _fetch(conn, self, self.query().where(*conditions), page)
 
-    def one(self, conn: Connection, condition: ColumnElement[bool], ident: str) -> dict:
+    def one(self, conn: Connection, condition: ColumnElement[bool], ident: str) -> R:
         """The live row matching ``condition``; NotFound naming ``ident`` otherwise."""
-        row = conn.execute(self.query().where(condition)).mappings().first()
-        if row is None:
+        found = conn.execute(self.query().where(condition)).mappings().first()
+        if found is None:
             raise NotFound(self.kind, ident)
-        return dict(row)
+        return self.row(**found)
 
     def check(self, page: Page) -> None:
         """Refuse a sort key, direction or limit the API answers 400 for."""
@@ -107,8 +128,8 @@ class Listing:
             raise Invalid("Limit must be positive")
 
 
-def _fetch(conn: Connection, listing: Listing, query: Select, page: Page) -> list[dict]:
-    """The rows of ``query`` (built from ``listing.columns``) on ``page``, as dicts."""
+def _fetch(conn: Connection, listing: Listing[R], query: Select, page: Page) -> list[R]:
+    """The rows of ``query`` (built from ``listing.columns``) on ``page``."""
     listing.check(page)
     key = listing.columns[page.sort_key]
     row_id = listing.columns["id"]
@@ -119,14 +140,14 @@ def _fetch(conn: Connection, listing: Listing, query: Select, page: Page) -> lis
     query = query.order_by(*(column.desc() if descending else column.asc() for column in order))
     if page.limit is not None:
         query = query.limit(page.limit)
-    return [dict(row) for row in conn.execute(query).mappings()]
+    return [listing.row(**found) for found in conn.execute(query).mappings()]
 
 
 def _not_null(column: ColumnElement[Any]) -> ColumnElement[int]:
     return case((column.is_(None), 0), else_=1)
 
 
-def _after(conn: Connection, listing: Listing, query: Select, page: Page) -> ColumnElement[bool]:
+def _after(conn: Connection, listing: Listing[R], query: Select, page: Page) -> ColumnElement[bool]:
     """The condition "comes after the marker row" in the page's order."""
     assert page.marker is not None
     uuid = canonical_uuid(page.marker)

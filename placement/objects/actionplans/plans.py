@@ -2,20 +2,47 @@
 
 from __future__ import annotations
 
+import datetime
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import update
 from sqlalchemy.engine import Connection, Engine
 
+from placement import db
 from placement.actionplans import states
 from placement.db import actionplan_tables as t
 from placement.db.tables import utcnow
-from placement.db.transaction import run_in_transaction
 from placement.objects.actionplans import paging, state_change
 from placement.objects.actionplans.idents import by_uuid_or_name, canonical_uuid
 
+
+@dataclass(frozen=True)
+class ActionPlan(paging.Row):
+    """A plan, with its audit's uuid and its strategy's uuid and name; ``applier_id``
+    and ``lease_expires_at`` are the executing applier's claim."""
+
+    audit_id: int
+    strategy_id: int
+    state: str
+    efficacy_indicators: list[dict[str, Any]]
+    global_efficacy: list[dict[str, Any]]
+    hostname: str | None
+    status_message: str | None
+    applier_id: str | None
+    lease_expires_at: datetime.datetime | None
+    audit_uuid: str
+    strategy_uuid: str
+    strategy_name: str
+
+
+#: Decides a plan's change from the plan as read (see :mod:`.state_change`).
+Decide = Callable[[ActionPlan], dict[str, Any] | None]
+
 LISTING = paging.Listing(
     kind="ActionPlan",
+    row=ActionPlan,
     table=t.action_plans,
     source=t.action_plans.join(t.audits, t.audits.c.id == t.action_plans.c.audit_id).join(
         t.strategies, t.strategies.c.id == t.action_plans.c.strategy_id
@@ -37,55 +64,64 @@ LISTING = paging.Listing(
 
 
 def list_plans(
-    conn: Connection,
+    engine: Engine,
     page: paging.Page,
     audit_uuid: str | None = None,
     strategy: str | None = None,
-) -> list[dict]:
-    """One page of plans; ``audit_uuid`` and ``strategy`` (uuid or name) filter."""
-    return LISTING.fetch_page(conn, page, audit_uuid=audit_uuid, strategy=strategy)
+) -> list[ActionPlan]:
+    """One page of plans; ``audit_uuid`` and ``strategy`` (uuid or name) filter.
+
+    Opens its own read transaction.
+    """
+    with db.reader(engine) as conn:
+        return LISTING.fetch_page(conn, page, audit_uuid=audit_uuid, strategy=strategy)
 
 
-def get_plan(conn: Connection, uuid: str) -> dict:
-    """The live plan with this uuid; NotFound otherwise."""
+def get_plan(engine: Engine, uuid: str) -> ActionPlan:
+    """The live plan with this uuid (NotFound otherwise); opens its own read transaction."""
+    with db.reader(engine) as conn:
+        return _get(conn, uuid)
+
+
+def _get(conn: Connection, uuid: str) -> ActionPlan:
     return LISTING.one(conn, t.action_plans.c.uuid == canonical_uuid(uuid), uuid)
 
 
-def _transition(engine: Engine, uuid: str, decide: Any) -> dict:
+def _transition(engine: Engine, uuid: str, decide: Decide) -> ActionPlan:
     """Run one compare-and-swap change of the plan ``uuid``; returns the plan after it."""
 
-    def run(conn: Connection) -> dict:
-        before = state_change.change(conn, t.action_plans, lambda: get_plan(conn, uuid), decide)
-        after = get_plan(conn, uuid)
-        if after["state"] == states.CANCELLED and before["state"] != states.CANCELLED:
-            _cancel_pending_actions(conn, before["id"])
+    def run(conn: Connection) -> ActionPlan:
+        before = state_change.change(conn, t.action_plans, lambda: _get(conn, uuid), decide)
+        after = _get(conn, uuid)
+        if after.state == states.CANCELLED and before.state != states.CANCELLED:
+            _cancel_pending_actions(conn, before.id)
         return after
 
-    return run_in_transaction(engine, run, write=True)
+    return db.run_in_transaction(engine, run, write=True)
 
 
-def start_plan(engine: Engine, uuid: str) -> dict:
+def start_plan(engine: Engine, uuid: str) -> ActionPlan:
     """RECOMMENDED -> PENDING; any other state (also a lost race) raises StartError.
 
     Opens its own write transaction; returns the started plan.
     """
 
-    def decide(plan: dict) -> dict[str, Any]:
-        states.check_plan_startable(plan["state"])
+    def decide(plan: ActionPlan) -> dict[str, Any]:
+        states.check_plan_startable(plan.state)
         return {"state": states.PENDING}
 
     return _transition(engine, uuid, decide)
 
 
-def update_state(engine: Engine, uuid: str, new_state: object) -> dict:
+def update_state(engine: Engine, uuid: str, new_state: object) -> ActionPlan:
     """Move a plan to ``new_state`` if PLANNER.md section 7 allows it from where it is.
 
     Cancelling also cancels the plan's PENDING actions, in the same transaction.
     Opens its own write transaction; returns the plan.
     """
 
-    def decide(plan: dict) -> dict[str, Any]:
-        return {"state": states.check_plan_transition(plan["state"], new_state)}
+    def decide(plan: ActionPlan) -> dict[str, Any]:
+        return {"state": states.check_plan_transition(plan.state, new_state)}
 
     return _transition(engine, uuid, decide)
 
@@ -105,16 +141,16 @@ def delete_plan(engine: Engine, uuid: str) -> None:
     Opens its own write transaction.
     """
 
-    def decide(plan: dict) -> dict[str, Any]:
-        states.check_plan_deletable(plan["state"])
+    def decide(plan: ActionPlan) -> dict[str, Any]:
+        states.check_plan_deletable(plan.state)
         return {"state": states.DELETED, "deleted_at": utcnow()}
 
     def delete(conn: Connection) -> None:
-        plan = state_change.change(conn, t.action_plans, lambda: get_plan(conn, uuid), decide)
+        plan = state_change.change(conn, t.action_plans, lambda: _get(conn, uuid), decide)
         conn.execute(
             update(t.actions)
-            .where(t.actions.c.action_plan_id == plan["id"], t.actions.c.deleted_at.is_(None))
+            .where(t.actions.c.action_plan_id == plan.id, t.actions.c.deleted_at.is_(None))
             .values(state=states.DELETED, deleted_at=utcnow())
         )
 
-    run_in_transaction(engine, delete, write=True)
+    db.run_in_transaction(engine, delete, write=True)

@@ -11,7 +11,7 @@ again, which now raises the typed error for the state the winner left.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from sqlalchemy import Table, update
 from sqlalchemy.engine import Connection
@@ -19,12 +19,25 @@ from sqlalchemy.engine import Connection
 _ATTEMPTS = 5
 
 
+class Stateful(Protocol):
+    """A row with a state: an audit, a plan or an action."""
+
+    @property
+    def id(self) -> int: ...
+
+    @property
+    def state(self) -> str: ...
+
+
+S = TypeVar("S", bound=Stateful)
+
+
 def change(
     conn: Connection,
     table: Table,
-    read: Callable[[], dict],
-    decide: Callable[[dict], dict[str, Any] | None],
-) -> dict:
+    read: Callable[[], S],
+    decide: Callable[[S], dict[str, Any] | None],
+) -> S:
     """Apply ``decide(row)``'s new column values to the row ``read()`` returns.
 
     ``read`` raises NotFound for a missing row; ``decide`` raises the typed error
@@ -38,10 +51,10 @@ def change(
             return row
         result = conn.execute(
             update(table)
-            .where(table.c.id == row["id"], table.c.state == row["state"])
+            .where(table.c.id == row.id, table.c.state == row.state)
             .where(table.c.deleted_at.is_(None))
             .values(**values)
         )
         if result.rowcount == 1:
             return row
-    raise RuntimeError(f"{table.name} row {row['id']} kept changing state under us")
+    raise RuntimeError(f"{table.name} row {row.id} kept changing state under us")

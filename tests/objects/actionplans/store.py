@@ -12,6 +12,9 @@ from placement.actionplans.planners import PlannerOptions
 from placement.db import actionplan_tables as t
 from placement.db import reader
 from placement.objects.actionplans import actions, audits, paging, plans
+from placement.objects.actionplans.actions import Action
+from placement.objects.actionplans.audits import Audit
+from placement.objects.actionplans.plans import ActionPlan
 
 
 class Store:
@@ -23,7 +26,7 @@ class Store:
         self.backend = backend
         self.options = PlannerOptions()
 
-    def audit(self, *items: dict, **fields: Any) -> dict:
+    def audit(self, *items: dict, **fields: Any) -> Audit:
         """A new actuator audit whose actions are ``items`` (nop messages by default)."""
         fields.setdefault("name", f"audit-{uuid.uuid4().hex[:8]}")
         fields.setdefault("goal", "unclassified")
@@ -33,18 +36,12 @@ class Store:
             fields["parameters"] = {"actions": list(items or nops(3))}
         return audits.create_audit(self.engine, self.options, fields)
 
-    def plan_of(self, audit: dict) -> dict:
-        with reader(self.engine) as conn:
-            (plan,) = plans.list_plans(conn, paging.Page(), audit_uuid=audit["uuid"])
+    def plan_of(self, audit: Audit) -> ActionPlan:
+        (plan,) = plans.list_plans(self.engine, paging.Page(), audit_uuid=audit.uuid)
         return plan
 
-    def actions_of(self, plan: dict) -> list[dict]:
-        with reader(self.engine) as conn:
-            return actions.list_actions(conn, paging.Page(), action_plan_uuid=plan["uuid"])
-
-    def read(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
-        with reader(self.engine) as conn:
-            return fn(conn, *args, **kwargs)
+    def actions_of(self, plan: ActionPlan) -> list[Action]:
+        return actions.list_actions(self.engine, paging.Page(), action_plan_uuid=plan.uuid)
 
     def set_state(self, table: sqlalchemy.Table, uuid_: str, state: str) -> None:
         """Put a row in a state the API cannot reach by itself (the applier's states)."""

@@ -13,42 +13,42 @@ from placement.objects.actionplans.paging import Page
 def test_skip_with_and_without_reason(store):
     plan = store.plan_of(store.audit())
     first, second, _ = store.actions_of(plan)
-    skipped = actions.update_action(store.engine, first["uuid"], state="SKIPPED", reason="later")
-    assert skipped["state"] == "SKIPPED"
-    assert skipped["status_message"] == "Action skipped by user. Reason: later"
-    plans.start_plan(store.engine, plan["uuid"])  # a PENDING plan still allows it
-    plain = actions.update_action(store.engine, second["uuid"], state="SKIPPED")
-    assert plain["status_message"] == "Action skipped by user."
-    reworded = actions.update_action(store.engine, second["uuid"], reason="why")
-    assert reworded["status_message"] == "Action skipped by user. Reason: why"
-    assert actions.update_action(store.engine, second["uuid"]) == reworded
+    skipped = actions.update_action(store.engine, first.uuid, state="SKIPPED", reason="later")
+    assert skipped.state == "SKIPPED"
+    assert skipped.status_message == "Action skipped by user. Reason: later"
+    plans.start_plan(store.engine, plan.uuid)  # a PENDING plan still allows it
+    plain = actions.update_action(store.engine, second.uuid, state="SKIPPED")
+    assert plain.status_message == "Action skipped by user."
+    reworded = actions.update_action(store.engine, second.uuid, reason="why")
+    assert reworded.status_message == "Action skipped by user. Reason: why"
+    assert actions.update_action(store.engine, second.uuid) == reworded
 
 
 def test_refused_changes(store):
     plan = store.plan_of(store.audit())
     first, second, _ = store.actions_of(plan)
-    actions.update_action(store.engine, first["uuid"], state="SKIPPED")
+    actions.update_action(store.engine, first.uuid, state="SKIPPED")
     with pytest.raises(errors.ActionTransitionNotAllowed) as caught:
-        actions.update_action(store.engine, first["uuid"], state="PENDING")
+        actions.update_action(store.engine, first.uuid, state="PENDING")
     assert str(caught.value) == "State transition not allowed: (SKIPPED -> PENDING)"
     with pytest.raises(errors.ActionTransitionNotAllowed):
-        actions.update_action(store.engine, second["uuid"], state="SUCCEEDED")
+        actions.update_action(store.engine, second.uuid, state="SUCCEEDED")
     with pytest.raises(errors.InvalidState, match="^Invalid state: BOGUS$"):
-        actions.update_action(store.engine, second["uuid"], state="BOGUS")
+        actions.update_action(store.engine, second.uuid, state="BOGUS")
     with pytest.raises(errors.StatusMessageUpdateNotAllowed):
-        actions.update_action(store.engine, second["uuid"], reason="nope")
-    assert store.read(actions.get_action, second["uuid"]) == second
+        actions.update_action(store.engine, second.uuid, reason="nope")
+    assert actions.get_action(store.engine, second.uuid) == second
 
 
 @pytest.mark.parametrize("plan_state", ["ONGOING", "CANCELLED", "SUCCEEDED"])
 def test_plan_state_forbids_skipping(store, plan_state):
     plan = store.plan_of(store.audit())
     first = store.actions_of(plan)[0]
-    store.set_state(t.action_plans, plan["uuid"], plan_state)
+    store.set_state(t.action_plans, plan.uuid, plan_state)
     with pytest.raises(errors.PlanStateForbidsActionUpdate) as caught:
-        actions.update_action(store.engine, first["uuid"], state="SKIPPED")
+        actions.update_action(store.engine, first.uuid, state="SKIPPED")
     assert str(caught.value) == f"State update not allowed for actionplan state: {plan_state}"
-    assert store.read(actions.get_action, first["uuid"])["state"] == "PENDING"
+    assert actions.get_action(store.engine, first.uuid).state == "PENDING"
 
 
 def test_unknown_action(store):
@@ -56,26 +56,24 @@ def test_unknown_action(store):
     with pytest.raises(errors.NotFound, match=f"^Action {missing} could not be found$"):
         actions.update_action(store.engine, missing, state="SKIPPED")
     with pytest.raises(errors.NotFound):
-        store.read(actions.get_action, missing)
+        actions.get_action(store.engine, missing)
 
 
 def test_lists_by_plan_or_audit_page_in_plan_order(store):
     audit = store.audit()
     plan = store.plan_of(audit)
     by_plan = store.actions_of(plan)
-    assert [a["position"] for a in by_plan] == [0, 1, 2]
-    assert store.read(actions.list_actions, Page(), audit_uuid=audit["uuid"]) == by_plan
-    first_page = store.read(actions.list_actions, Page(limit=2), action_plan_uuid=plan["uuid"])
-    rest = store.read(
-        actions.list_actions,
-        Page(limit=2, marker=first_page[-1]["uuid"]),
-        action_plan_uuid=plan["uuid"],
+    assert [a.position for a in by_plan] == [0, 1, 2]
+    assert actions.list_actions(store.engine, Page(), audit_uuid=audit.uuid) == by_plan
+    first_page = actions.list_actions(store.engine, Page(limit=2), action_plan_uuid=plan.uuid)
+    rest = actions.list_actions(
+        store.engine, Page(limit=2, marker=first_page[-1].uuid), action_plan_uuid=plan.uuid
     )
     assert first_page + rest == by_plan
-    newest_first = store.read(
-        actions.list_actions, Page(sort_dir="desc"), action_plan_uuid=plan["uuid"]
+    newest_first = actions.list_actions(
+        store.engine, Page(sort_dir="desc"), action_plan_uuid=plan.uuid
     )
     assert newest_first == by_plan[::-1]
     for hidden in ("parents", "position", "started_at", "finished_at", "attempts"):
         with pytest.raises(errors.Invalid, match=f"^Invalid sort key: {hidden}$"):
-            store.read(actions.list_actions, Page(sort_key=hidden))
+            actions.list_actions(store.engine, Page(sort_key=hidden))

@@ -11,7 +11,9 @@ from dataclasses import replace
 import pytest
 
 from placement.actionplans import errors
+from placement.actionplans.planners import options as planner_defaults
 from placement.db import actionplan_tables as t
+from placement.effects import registry
 from placement.objects.actionplans import audits, planning, strategies
 from placement.objects.actionplans.paging import Page
 from tests import rig
@@ -31,40 +33,40 @@ def test_actuator_audit_stores_a_recommended_plan_in_plan_order(store):
         "input_parameters": {"state": "disabled"},
     }
     audit = store.audit(migrate, service, nop("first"))
-    assert audit["state"] == "SUCCEEDED"
-    assert (audit["goal_name"], audit["strategy_name"]) == ("unclassified", "actuator")
-    assert audit["strategy_uuid"] == store.read(strategies.get_strategy, "actuator")["uuid"]
-    assert audit["parameters"]["actions"][0] == migrate
-    assert audit["scope"] == [] and audit["auto_trigger"] is False and audit["force"] is False
-    assert "deleted" not in audit
+    assert audit.state == "SUCCEEDED"
+    assert (audit.goal_name, audit.strategy_name) == ("unclassified", "actuator")
+    assert audit.strategy_uuid == strategies.get_strategy(store.engine, "actuator").uuid
+    assert audit.parameters["actions"][0] == migrate
+    assert audit.scope == [] and audit.auto_trigger is False and audit.force is False
+    assert not hasattr(audit, "deleted")
     plan = store.plan_of(audit)
-    assert plan["state"] == "RECOMMENDED"
-    assert (plan["audit_uuid"], plan["strategy_name"]) == (audit["uuid"], "actuator")
+    assert plan.state == "RECOMMENDED"
+    assert (plan.audit_uuid, plan.strategy_name) == (audit.uuid, "actuator")
     listed = store.actions_of(plan)
-    assert [a["position"] for a in listed] == list(range(3))
-    assert [a["id"] for a in listed] == sorted(a["id"] for a in listed)
-    by_type = {a["action_type"]: a for a in listed}
-    assert by_type["migrate"]["input_parameters"] == {
+    assert [a.position for a in listed] == list(range(3))
+    assert [a.id for a in listed] == sorted(a.id for a in listed)
+    by_type = {a.action_type: a for a in listed}
+    assert by_type["migrate"].input_parameters == {
         "migration_type": "live",
         "source_node": "host-a",
         "resource_id": migrate["resource_id"],
     }
-    uuids = {a["uuid"] for a in listed}
+    uuids = {a.uuid for a in listed}
     seen: set[str] = set()
     for action in listed:
-        assert action["state"] == "PENDING"
-        assert action["action_plan_uuid"] == plan["uuid"]
-        assert set(action["parents"]) <= seen  # parents are uuids of earlier actions
-        seen.add(action["uuid"])
+        assert action.state == "PENDING"
+        assert action.action_plan_uuid == plan.uuid
+        assert set(action.parents) <= seen  # parents are uuids of earlier actions
+        seen.add(action.uuid)
     assert seen == uuids
-    assert listed[0]["parents"] == [] and any(a["parents"] for a in listed)
+    assert listed[0].parents == [] and any(a.parents for a in listed)
 
 
 def test_planner_named_by_the_audit_decides_the_parents(store):
     items = nops(3)
     weight = store.actions_of(store.plan_of(store.audit(*items)))
-    chained = [[], [weight[0]["uuid"]], [weight[1]["uuid"]]]
-    assert [a["parents"] for a in weight] == chained  # nop parallelization 1
+    chained = [[], [weight[0].uuid], [weight[1].uuid]]
+    assert [a.parents for a in weight] == chained  # nop parallelization 1
     wide = store.audit(
         parameters={"actions": items, "planner": "workload_stabilization"},
     )
@@ -108,8 +110,8 @@ def test_resize_under_workload_stabilization_reads_the_current_host(store):
         parameters={"actions": [resize, migrate], "planner": "workload_stabilization"}
     )
     listed = store.actions_of(store.plan_of(audit))
-    assert sorted(a["action_type"] for a in listed) == ["migrate", "resize"]
-    assert listed[1]["parents"] == [listed[0]["uuid"]]  # one instance: ordered
+    assert sorted(a.action_type for a in listed) == ["migrate", "resize"]
+    assert listed[1].parents == [listed[0].uuid]  # one instance: ordered
 
     stranger = "0d9e8f7a-6b5c-4d3e-8f1a-2b3c4d5e6f70"
     before = store.counts()
@@ -139,45 +141,45 @@ def test_nodes_named_by_uuid_or_name_are_one_node(store):
     }
     parameters = {"actions": [power_down, migrate], "planner": "workload_stabilization"}
     listed = store.actions_of(store.plan_of(store.audit(parameters=parameters)))
-    assert [a["action_type"] for a in listed] == ["migrate", "turn_host_to_acpi_s3_state"]
-    assert listed[1]["parents"] == [listed[0]["uuid"]]
-    assert listed[0]["input_parameters"]["source_node"] == provider  # stored as given
+    assert [a.action_type for a in listed] == ["migrate", "turn_host_to_acpi_s3_state"]
+    assert listed[1].parents == [listed[0].uuid]
+    assert listed[0].input_parameters["source_node"] == provider  # stored as given
 
 
 def test_auto_trigger_starts_the_plan_and_an_empty_solution_succeeds_at_once(store):
     started = store.audit(nop("go"), auto_trigger=True)
-    assert started["auto_trigger"] is True
-    assert store.plan_of(started)["state"] == "PENDING"
+    assert started.auto_trigger is True
+    assert store.plan_of(started).state == "PENDING"
     empty = store.audit(parameters={"actions": []})
     plan = store.plan_of(empty)
-    assert plan["state"] == "SUCCEEDED"
+    assert plan.state == "SUCCEEDED"
     assert store.actions_of(plan) == []
 
 
 def test_no_strategy_runs_the_goals_first_and_keeps_none(store):
     audit = store.audit(goal="dummy", strategy=None, parameters={})
-    assert (audit["strategy_uuid"], audit["strategy_name"]) == (None, None)
-    assert audit["parameters"] == {}
-    assert store.plan_of(audit)["strategy_name"] == "dummy"
+    assert (audit.strategy_uuid, audit.strategy_name) == (None, None)
+    assert audit.parameters == {}
+    assert store.plan_of(audit).strategy_name == "dummy"
 
 
 def test_strategy_defaults_are_stored(store):
     audit = store.audit(goal="dummy", strategy="dummy", parameters={"para1": 2})
-    assert audit["parameters"] == {"para1": 2, "para2": "hello"}
+    assert audit.parameters == {"para1": 2, "para2": "hello"}
 
 
 def test_default_name_and_long_names(store):
     audit = store.audit(name=None)
-    prefix, _, stamp = audit["name"].partition("-")
+    prefix, _, stamp = audit.name.partition("-")
     assert prefix == "actuator"
     assert datetime.datetime.fromisoformat(stamp) <= datetime.datetime.utcnow()
     by_goal = store.audit(name=None, goal="dummy", strategy=None, parameters={})
-    assert by_goal["name"].startswith("dummy-")
+    assert by_goal.name.startswith("dummy-")
     long = store.audit(name="x" * 70)
-    assert long["name"] == "x" * planning.NAME_LENGTH
-    assert store.read(audits.get_audit, long["uuid"]) == long
-    assert store.read(audits.get_audit, str(long["id"]))["uuid"] == long["uuid"]
-    assert store.read(audits.get_audit, "x" * 63)["uuid"] == long["uuid"]
+    assert long.name == "x" * planning.NAME_LENGTH
+    assert audits.get_audit(store.engine, long.uuid) == long
+    assert audits.get_audit(store.engine, str(long.id)).uuid == long.uuid
+    assert audits.get_audit(store.engine, "x" * 63).uuid == long.uuid
 
 
 @pytest.mark.parametrize(
@@ -227,45 +229,45 @@ def test_names_are_unique_among_live_audits(store):
         store.audit(name="unique-name")
     assert str(caught.value) == "An audit with UUID or name unique-name already exists"
     assert store.counts() == before
-    audits.delete_audit(store.engine, first["uuid"])
+    audits.delete_audit(store.engine, first.uuid)
     again = store.audit(name="unique-name")
-    assert store.read(audits.get_audit, "unique-name")["uuid"] == again["uuid"]
+    assert audits.get_audit(store.engine, "unique-name").uuid == again.uuid
 
 
 def test_delete_hides_the_audit_and_keeps_its_plan(store):
     audit = store.audit()
     plan = store.plan_of(audit)
-    audits.delete_audit(store.engine, audit["name"])
-    with pytest.raises(errors.NotFound, match=f"^Audit {audit['uuid']} could not be found$"):
-        store.read(audits.get_audit, audit["uuid"])
-    assert audit["uuid"] not in {a["uuid"] for a in store.read(audits.list_audits, Page())}
-    assert store.plan_of(audit)["uuid"] == plan["uuid"]
+    audits.delete_audit(store.engine, audit.name)
+    with pytest.raises(errors.NotFound, match=f"^Audit {audit.uuid} could not be found$"):
+        audits.get_audit(store.engine, audit.uuid)
+    assert audit.uuid not in {a.uuid for a in audits.list_audits(store.engine, Page())}
+    assert store.plan_of(audit).uuid == plan.uuid
     with pytest.raises(errors.NotFound):
-        audits.delete_audit(store.engine, audit["uuid"])
+        audits.delete_audit(store.engine, audit.uuid)
 
 
 @pytest.mark.parametrize("state", ["PENDING", "ONGOING"])
 def test_delete_refused_while_running(store, state):
     audit = store.audit()
-    store.set_state(t.audits, audit["uuid"], state)
+    store.set_state(t.audits, audit.uuid, state)
     with pytest.raises(errors.DeleteError, match=f"^Couldn't delete when state is '{state}'.$"):
-        audits.delete_audit(store.engine, audit["uuid"])
-    assert store.read(audits.get_audit, audit["uuid"])["state"] == state
+        audits.delete_audit(store.engine, audit.uuid)
+    assert audits.get_audit(store.engine, audit.uuid).state == state
 
 
 def test_list_filters_by_goal_and_strategy(store):
     mine = store.audit(goal="dummy", strategy="dummy", parameters={})
     auto = store.audit(goal="dummy", strategy=None, parameters={})
-    goal_uuid = mine["goal_uuid"]
-    by_goal = {a["uuid"] for a in store.read(audits.list_audits, Page(), goal=goal_uuid)}
-    assert {mine["uuid"], auto["uuid"]} <= by_goal
+    goal_uuid = mine.goal_uuid
+    by_goal = {a.uuid for a in audits.list_audits(store.engine, Page(), goal=goal_uuid)}
+    assert {mine.uuid, auto.uuid} <= by_goal
     assert all(
-        a["goal_name"] == "dummy" for a in store.read(audits.list_audits, Page(), goal="dummy")
+        a.goal_name == "dummy" for a in audits.list_audits(store.engine, Page(), goal="dummy")
     )
-    by_strategy = store.read(audits.list_audits, Page(), strategy="dummy")
-    assert mine["uuid"] in {a["uuid"] for a in by_strategy}
-    assert auto["uuid"] not in {a["uuid"] for a in by_strategy}
-    assert store.read(audits.list_audits, Page(), goal="nosuch") == []
+    by_strategy = audits.list_audits(store.engine, Page(), strategy="dummy")
+    assert mine.uuid in {a.uuid for a in by_strategy}
+    assert auto.uuid not in {a.uuid for a in by_strategy}
+    assert audits.list_audits(store.engine, Page(), goal="nosuch") == []
 
 
 def test_pages_with_null_sort_keys(store):
@@ -273,28 +275,28 @@ def test_pages_with_null_sort_keys(store):
     store.audit()
     for direction in ("asc", "desc"):
         order = Page(sort_key="strategy_name", sort_dir=direction)
-        whole = store.read(audits.list_audits, order)
-        names = [a["strategy_name"] for a in whole]
+        whole = audits.list_audits(store.engine, order)
+        names = [a.strategy_name for a in whole]
         nulls = [name for name in names if name is None]
         rest = sorted(name for name in names if name is not None)
         assert names == (nulls + rest if direction == "asc" else rest[::-1] + nulls)
         pages, marker = [], None
-        while got := store.read(audits.list_audits, Page(2, marker, "strategy_name", direction)):
+        while got := audits.list_audits(store.engine, Page(2, marker, "strategy_name", direction)):
             pages.extend(got)
-            marker = got[-1]["uuid"]
-        assert [a["uuid"] for a in pages] == [a["uuid"] for a in whole]
+            marker = got[-1].uuid
+        assert [a.uuid for a in pages] == [a.uuid for a in whole]
 
 
 def test_concurrent_creates_of_one_name_have_one_winner(store):
     before = store.counts()
     results = rig.run_together(4, lambda _i: store.audit(name="raced-name"))
-    won = [r for r in results if isinstance(r, dict)]
+    won = [r for r in results if isinstance(r, audits.Audit)]
     assert len(won) == 1
     for lost in results:
-        if not isinstance(lost, dict):
+        if not isinstance(lost, audits.Audit):
             assert isinstance(lost, errors.Conflict), repr(lost)
-    listed = store.read(audits.list_audits, Page())
-    assert [a["uuid"] for a in listed if a["name"] == "raced-name"] == [won[0]["uuid"]]
+    listed = audits.list_audits(store.engine, Page())
+    assert [a.uuid for a in listed if a.name == "raced-name"] == [won[0].uuid]
     after = store.counts()
     assert {name: after[name] - before[name] for name in after} == {
         "audits": 1,
@@ -323,9 +325,10 @@ def _actuator(*items: dict) -> dict:
     }
 
 
-def test_an_installed_plugin_type_enters_a_plan_checked_by_its_own_schema(store, plugin_installed):
-    weights = {**store.options.weight_weights, "wait": 45}
-    options = replace(store.options, weight_weights=weights)
+def test_an_installed_plugin_type_enters_a_plan_by_its_declaration(store, plugin_installed):
+    installed = registry.installed_declarations()
+    weights = planner_defaults.weights(installed)  # the plugin's type weighs 45
+    options = replace(store.options, weight_weights=weights, action_types=installed)
     before = store.counts()
     bad = {"action_type": "wait", "input_parameters": {"seconds": -1}}
     with pytest.raises(
@@ -336,7 +339,7 @@ def test_an_installed_plugin_type_enters_a_plan_checked_by_its_own_schema(store,
     good = {"action_type": "wait", "input_parameters": {"seconds": 1}}
     audit = audits.create_audit(store.engine, options, _actuator(good, nop("after")))
     planned = store.actions_of(store.plan_of(audit))
-    assert [action["action_type"] for action in planned] == ["nop", "wait"]
+    assert [action.action_type for action in planned] == ["nop", "wait"]
 
 
 def test_a_type_nothing_installs_is_refused(store):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 import sqlalchemy as sa
 
@@ -15,31 +17,31 @@ from tests import rig
 
 
 def test_start_up_wrote_the_catalog_in_its_order(store):
-    listed = store.read(goals.list_goals, Page())
-    assert [goal["name"] for goal in listed] == [goal.name for goal in specs.GOALS]
-    assert [goal["id"] for goal in listed] == sorted(goal["id"] for goal in listed)
-    assert listed[0]["efficacy_specification"] == list(specs.GOALS[0].efficacy_specification)
-    listed = store.read(strategies.list_strategies, Page())
-    assert [(s["name"], s["goal_name"]) for s in listed] == [
-        (s.name, s.goal) for s in specs.STRATEGIES
-    ]
-    actuator = store.read(strategies.get_strategy, "actuator")
-    assert actuator["parameters_spec"] == specs.STRATEGIES_BY_NAME["actuator"].parameters_spec
+    listed = goals.list_goals(store.engine, Page())
+    assert [goal.name for goal in listed] == [goal.name for goal in specs.GOALS]
+    assert [goal.id for goal in listed] == sorted(goal.id for goal in listed)
+    assert listed[0].efficacy_specification == list(specs.GOALS[0].efficacy_specification)
+    listed = strategies.list_strategies(store.engine, Page())
+    assert [(s.name, s.goal_name) for s in listed] == [(s.name, s.goal) for s in specs.STRATEGIES]
+    actuator = strategies.get_strategy(store.engine, "actuator")
+    assert actuator.parameters_spec == specs.STRATEGIES_BY_NAME["actuator"].parameters_spec
 
 
 def test_sync_again_changes_nothing_and_repairs_stale_rows(store):
-    before = store.read(goals.list_goals, Page())
+    before = goals.list_goals(store.engine, Page())
     with store.engine.begin() as conn:
         conn.execute(
             t.goals.update().where(t.goals.c.name == "dummy").values(display_name="changed")
         )
     catalog.sync_catalog(store.engine)
     catalog.sync_catalog(store.engine)
-    after = store.read(goals.list_goals, Page())
-    assert [goal.pop("updated_at") is not None for goal in after] == [
-        goal.pop("updated_at") is not None or goal["name"] == "dummy" for goal in before
+    after = goals.list_goals(store.engine, Page())
+    assert [goal.updated_at is not None for goal in after] == [
+        goal.updated_at is not None or goal.name == "dummy" for goal in before
     ]
-    assert after == before
+    assert [replace(goal, updated_at=None) for goal in after] == [
+        replace(goal, updated_at=None) for goal in before
+    ]
 
 
 @pytest.mark.parametrize("backend", rig.backends())
@@ -59,42 +61,42 @@ def test_concurrent_syncs_write_each_row_once(backend):
 
 
 def test_goal_by_id_uuid_or_name(store):
-    dummy = store.read(goals.get_goal, "dummy")
-    assert store.read(goals.get_goal, str(dummy["id"])) == dummy
-    assert store.read(goals.get_goal, dummy["uuid"]) == dummy
-    assert store.read(goals.get_goal, dummy["uuid"].upper()) == dummy
-    assert store.read(goals.get_goal, dummy["uuid"].replace("-", "")) == dummy
+    dummy = goals.get_goal(store.engine, "dummy")
+    assert goals.get_goal(store.engine, str(dummy.id)) == dummy
+    assert goals.get_goal(store.engine, dummy.uuid) == dummy
+    assert goals.get_goal(store.engine, dummy.uuid.upper()) == dummy
+    assert goals.get_goal(store.engine, dummy.uuid.replace("-", "")) == dummy
     with pytest.raises(NotFound, match="^Goal nosuch could not be found$"):
-        store.read(goals.get_goal, "nosuch")
+        goals.get_goal(store.engine, "nosuch")
     for missing in ("99999", "9" * 30, "-1"):
         with pytest.raises(NotFound):
-            store.read(goals.get_goal, missing)
+            goals.get_goal(store.engine, missing)
 
 
 def test_strategies_filtered_by_goal_uuid_or_name(store):
-    goal = store.read(goals.get_goal, "unclassified")
-    by_name = store.read(strategies.list_strategies, Page(), goal="unclassified")
-    assert [s["name"] for s in by_name] == ["actuator"]
-    assert store.read(strategies.list_strategies, Page(), goal=goal["uuid"]) == by_name
-    assert store.read(strategies.list_strategies, Page(), goal="nosuch") == []
+    goal = goals.get_goal(store.engine, "unclassified")
+    by_name = strategies.list_strategies(store.engine, Page(), goal="unclassified")
+    assert [s.name for s in by_name] == ["actuator"]
+    assert strategies.list_strategies(store.engine, Page(), goal=goal.uuid) == by_name
+    assert strategies.list_strategies(store.engine, Page(), goal="nosuch") == []
     with pytest.raises(NotFound, match="^Strategy nosuch could not be found$"):
-        store.read(strategies.get_strategy, "nosuch")
+        strategies.get_strategy(store.engine, "nosuch")
 
 
 def test_pages_follow_markers_in_every_order(store):
     for key in ("id", "name", "display_name", "goal_name", "goal_uuid", "uuid"):
         for direction in ("asc", "desc"):
-            whole = store.read(strategies.list_strategies, Page(sort_key=key, sort_dir=direction))
-            values = [s[key] for s in whole]
+            whole = strategies.list_strategies(store.engine, Page(sort_key=key, sort_dir=direction))
+            values = [getattr(s, key) for s in whole]
             assert values == sorted(values, reverse=direction == "desc")
             pages, marker = [], None
             while True:
                 page = Page(limit=1, marker=marker, sort_key=key, sort_dir=direction)
-                got = store.read(strategies.list_strategies, page)
+                got = strategies.list_strategies(store.engine, page)
                 if not got:
                     break
                 pages.extend(got)
-                marker = got[-1]["uuid"]
+                marker = got[-1].uuid
             assert pages == whole
 
 
@@ -112,13 +114,13 @@ def test_pages_follow_markers_in_every_order(store):
 )
 def test_bad_pages_are_refused(store, page, message):
     with pytest.raises(Invalid) as caught:
-        store.read(strategies.list_strategies, page)
+        strategies.list_strategies(store.engine, page)
     assert str(caught.value) == message
 
 
 def test_unknown_marker_is_not_found(store):
     marker = "6f1c3e5a-7c43-4a52-9a36-0d2f0b9b1e11"
     with pytest.raises(NotFound, match=f"^Goal {marker} could not be found$"):
-        store.read(goals.list_goals, Page(marker=marker))
+        goals.list_goals(store.engine, Page(marker=marker))
     with pytest.raises(NotFound, match="^Strategy dummy could not be found$"):
-        store.read(strategies.list_strategies, Page(marker="dummy"))
+        strategies.list_strategies(store.engine, Page(marker="dummy"))
