@@ -4,20 +4,25 @@
 validated at start-up and listed in the sample config. Weights and parallelizations
 are ``type:value`` dicts with integer values: unlike upstream, which keeps the
 strings and sorts them as text, a non-integer stops start-up naming the option.
+The defaults are the built-in action types' declarations; an installed plugin's
+type adds its own declared defaults while an option is left unset.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 from oslo_config import cfg, types
 
-from placement.actionplans.planners import PLANNERS, PlannerOptions
+from placement.actionplans.action_types import BUILTIN
+from placement.actionplans.planners import PLANNERS, PlannerOptions, options
 from placement.actionplans.planners.options import (
     DEFAULT_PARALLELIZATION,
     DEFAULT_PLANNER,
     DEFAULT_STABILIZATION_WEIGHTS,
     DEFAULT_WEIGHTS,
+    ActionTypes,
 )
 
 PLANNER_GROUP = "watcher_planner"
@@ -89,11 +94,28 @@ GROUPS: dict[str, list[cfg.Opt]] = {
 }
 
 
-def planner_options(conf: cfg.ConfigOpts) -> PlannerOptions:
-    """The planner options of a loaded configuration, as the pure planners take them."""
+def planner_options(conf: cfg.ConfigOpts, action_types: ActionTypes = BUILTIN) -> PlannerOptions:
+    """The planner options of a loaded configuration, as the pure planners take them.
+
+    ``action_types`` are the installed types' declarations; a dict option left
+    unset is their declared defaults (for the built-in types alone, the option's
+    own default), a configured one replaces them whole.
+    """
+
+    def weights(
+        group: str, name: str, declared: Callable[[ActionTypes], dict[str, int]]
+    ) -> dict[str, int]:
+        set_where = conf.get_location(name, group)
+        if set_where is None or set_where.location == cfg.Locations.opt_default:
+            return declared(action_types)
+        return dict(conf[group][name])
+
     return PlannerOptions(
-        weight_weights=dict(conf[WEIGHT_GROUP].weights),
-        weight_parallelization=dict(conf[WEIGHT_GROUP].parallelization),
-        stabilization_weights=dict(conf[STABILIZATION_GROUP].weights),
+        weight_weights=weights(WEIGHT_GROUP, "weights", options.weights),
+        weight_parallelization=weights(WEIGHT_GROUP, "parallelization", options.parallelization),
+        stabilization_weights=weights(
+            STABILIZATION_GROUP, "weights", options.stabilization_weights
+        ),
         default_planner=conf[PLANNER_GROUP].planner,
+        action_types=action_types,
     )

@@ -3,7 +3,9 @@
 import pytest
 
 from placement import actionplan_opts, conf
+from placement.actionplans.action_types import BUILTIN, ActionTypeDeclaration
 from placement.actionplans.planners import PlannerOptions
+from placement.actionplans.planners.options import DEFAULT_STABILIZATION_WEIGHTS, DEFAULT_WEIGHTS
 
 
 def _load(tmp_path, text):
@@ -32,6 +34,18 @@ def test_configured_dicts_replace_the_defaults_whole(tmp_path):
         stabilization_weights={"migrate": 1, "resize": 2},
         default_planner="workload_stabilization",
     )
+
+
+NOTIFY = ActionTypeDeclaration("notify", {}, weight=45, parallelization=3, stabilization_weight=6)
+
+
+def test_an_installed_type_adds_its_declared_defaults_to_options_left_unset(tmp_path):
+    loaded = _load(tmp_path, "[watcher_planners.weight]\nparallelization = nop:4\n")
+    options = actionplan_opts.planner_options(loaded, {**BUILTIN, "notify": NOTIFY})
+    assert options.weight_weights == {**DEFAULT_WEIGHTS, "notify": 45}
+    assert options.weight_parallelization == {"nop": 4}
+    assert options.stabilization_weights == {**DEFAULT_STABILIZATION_WEIGHTS, "notify": 6}
+    assert options.action_types["notify"] is NOTIFY
 
 
 @pytest.mark.parametrize(

@@ -118,7 +118,17 @@ RULES: dict[str, Rule] = {
             *_OBJECTS,
             "placement.objects",
             "placement.actionplans",
+            "placement.filters",
+        ),
+        never=_WEB + _OSLO_WEB,
+    ),
+    # The applier's act step: what each action type does, destinations from candidates.
+    "placement.effects": Rule(
+        internal=(
+            *_OBJECTS,
+            "placement.objects",
             "placement.candidates",
+            "placement.actionplans",
             "placement.flavor_opts",
             "placement.filters",
         ),
@@ -130,6 +140,7 @@ RULES: dict[str, Rule] = {
             "placement.handlers",
             "placement.actionplans",
             "placement.actionplan_opts",
+            "placement.effects",
         ),
         never=_SQL,
     ),
@@ -137,6 +148,7 @@ RULES: dict[str, Rule] = {
         internal=(
             *_OBJECTS,
             "placement.objects",
+            "placement.effects",
             "placement.errors",
             "placement.actionplans",
             "placement.actionplan_opts",
@@ -352,6 +364,77 @@ def test_architecture_md_names_every_rule(package: str) -> None:
     text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
     path = package.replace(".", "/")
     assert f"`{path}/`" in text or f"`{path}.py`" in text or package == "placement"
+
+
+# --- no upward edge ----------------------------------------------------------
+
+#: The layers, bottom first. A module may import from its own layer and those
+#: below it, never from one above, whatever :data:`RULES` allow. A module is in
+#: the layer of the longest prefix naming it: ``placement`` (the bottom) holds
+#: the pure and leaf modules (errors, microversion, filters, the option modules,
+#: schemas, auth, policy, the pure action-plan package, ...).
+Layers = tuple[tuple[str, tuple[str, ...]], ...]
+
+LAYERS: Layers = (
+    ("pure", ("placement",)),
+    ("db", ("placement.db",)),
+    ("objects", ("placement.objects",)),
+    ("candidates", ("placement.candidates",)),
+    ("effects", ("placement.effects",)),
+    ("handlers", ("placement.handlers", "placement.applier")),
+    ("wsgi", ("placement.wsgi", "placement.direct")),
+    ("cmd", ("placement.cmd",)),
+)
+
+
+def layer_of(name: str, layers: Layers) -> int:
+    """The index in ``layers`` of the layer whose longest prefix contains ``name``."""
+    owners = [
+        (len(prefix), index)
+        for index, (_, prefixes) in enumerate(layers)
+        for prefix in prefixes
+        if _under(name, prefix)
+    ]
+    return max(owners)[1]
+
+
+def upward_edges(modules: list[Module], layers: Layers) -> list[str]:
+    """One line per import of a ``placement`` module from a layer above the importer's."""
+    known = {m.name for m in modules}
+    found = []
+    for module in modules:
+        own = layer_of(module.name, layers)
+        for name in sorted(imported_names(module, known)):
+            if _under(name, "placement") and layer_of(name, layers) > own:
+                above = layers[layer_of(name, layers)][0]
+                found.append(f"{module.name} imports {name} ({layers[own][0]} below {above})")
+    return found
+
+
+def test_the_layer_check_reports_each_upward_edge() -> None:
+    modules = [
+        Module("placement.filters", False, "from placement.db import tables\n"),
+        Module("placement.db.tables", False, "from placement import metrics\n"),
+        Module("placement.metrics", False, ""),
+        Module("placement.objects.thing", False, "from placement.candidates import engine\n"),
+        Module("placement.candidates.engine", False, "from placement.objects import thing\n"),
+        Module(
+            "placement.effects.move",
+            False,
+            "from placement.candidates import engine\nfrom placement.applier import service\n",
+        ),
+        Module("placement.applier.service", False, "from placement.effects import move\n"),
+        Module("placement.cmd.run", False, "from placement.applier import service\n"),
+    ]
+    assert upward_edges(modules, LAYERS) == [
+        "placement.filters imports placement.db.tables (pure below db)",
+        "placement.objects.thing imports placement.candidates.engine (objects below candidates)",
+        "placement.effects.move imports placement.applier.service (effects below handlers)",
+    ]
+
+
+def test_no_module_imports_from_a_layer_above_its_own() -> None:
+    assert upward_edges(modules_under(PACKAGE), LAYERS) == []
 
 
 # --- errors have one owner ---------------------------------------------------

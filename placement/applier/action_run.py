@@ -21,8 +21,8 @@ from sqlalchemy.engine import Engine
 
 from placement.applier.patience import Stopped, patiently
 from placement.db.transaction import writer
+from placement.effects import base
 from placement.objects.actionplans import execution as store
-from placement.objects.actionplans.effects import base
 
 LOG = logging.getLogger(__name__)
 
@@ -40,7 +40,7 @@ class ActionRun:
 
 def run(
     engine: Engine,
-    types: Mapping[str, base.ActionType],
+    types: Mapping[str, base.Effect],
     env: base.RunEnv,
     shutdown: threading.Event,
     job: ActionRun,
@@ -71,7 +71,7 @@ def run(
         return None
 
 
-def _run_blocking(action_type: base.ActionType, params: dict, env: base.RunEnv) -> base.Outcome:
+def _run_blocking(action_type: base.Effect, params: dict, env: base.RunEnv) -> base.Outcome:
     try:
         return action_type.run(None, params, env)
     except Exception as exc:  # an effect's bug ends as a recorded failure
@@ -81,7 +81,7 @@ def _run_blocking(action_type: base.ActionType, params: dict, env: base.RunEnv) 
 
 def _run_in_transaction(
     engine: Engine,
-    action_type: base.ActionType,
+    action_type: base.Effect,
     env: base.RunEnv,
     shutdown: threading.Event,
     job: ActionRun,

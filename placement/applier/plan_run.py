@@ -27,8 +27,8 @@ from placement import metrics
 from placement.actionplans import execution, states
 from placement.applier import action_run
 from placement.applier.patience import Stopped, patiently
+from placement.effects import base
 from placement.objects.actionplans import execution as store
-from placement.objects.actionplans.effects import base
 
 LOG = logging.getLogger(__name__)
 
@@ -41,7 +41,7 @@ class PlanRun:
 
     conf: ConfigOpts
     engine: Engine
-    types: Mapping[str, base.ActionType]
+    types: Mapping[str, base.Effect]
     applier_id: str
     plan: store.Claim
     max_workers: int

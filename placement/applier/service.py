@@ -23,8 +23,8 @@ from sqlalchemy.engine import Engine
 from placement.actionplan_opts import TASKFLOW_GROUP
 from placement.applier.patience import Stopped, is_transient, patiently
 from placement.applier.plan_run import PlanRun
+from placement.effects.base import Effect
 from placement.objects.actionplans import execution as store
-from placement.objects.actionplans.effects.base import ActionType
 
 LOG = logging.getLogger(__name__)
 
@@ -40,7 +40,7 @@ class Applier:
 
     conf: ConfigOpts
     engine: Engine
-    types: Mapping[str, ActionType]
+    types: Mapping[str, Effect]
     lease_seconds: float = 30.0
     poll_interval: float = 1.0
     applier_id: str = field(default_factory=new_applier_id)

@@ -29,7 +29,7 @@ from placement import conf as placement_conf
 from placement import db, logs, metrics, monitoring_opts
 from placement.applier.service import Applier
 from placement.db import migration, standard
-from placement.objects.actionplans.effects.registry import load_action_types
+from placement.effects.registry import load_effects
 
 PROG = "placement-applier"
 LOG = logging.getLogger("placement.applier")
@@ -96,7 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     applier = Applier(
         conf=conf,
         engine=engine,
-        types=load_action_types(),
+        types=load_effects(),
         lease_seconds=conf.lease_seconds,
         poll_interval=conf.poll_interval,
     )

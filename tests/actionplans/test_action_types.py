@@ -1,13 +1,20 @@
-"""Action types: upstream's input schemas, with its typos fixed, enforced at plan creation."""
+"""Action types: upstream's input schemas, with its typos fixed, enforced at plan creation;
+each built-in type's declared planner defaults are upstream's."""
 
 from typing import Any
 
 import pytest
 
-from placement.actionplans.action_types import CONSUMER, KNOWN_TYPES, PROVIDER, validate_actions
+from placement.actionplans.action_types import (
+    BUILTIN,
+    CONSUMER,
+    PROVIDER,
+    ActionTypeDeclaration,
+    names,
+    validate_actions,
+)
 from placement.actionplans.errors import InvalidActionParameters, UnknownActionType
 from placement.actionplans.model import ProposedAction
-from placement.actionplans.planners.options import DEFAULT_WEIGHTS
 
 UUID = "4f1bd0c8-7a51-4c25-9bd9-0e2f06a7b3c1"
 
@@ -44,8 +51,34 @@ def _refusal(action_type, params, before=()):
     return caught.value
 
 
-def test_every_type_the_weight_planner_knows_has_a_schema():
-    assert set(KNOWN_TYPES) == set(DEFAULT_WEIGHTS) == set(VALID)
+#: PLANNER.md sections 1 and 2: (weight, parallelization, workload_stabilization weight).
+UPSTREAM_DEFAULTS = {
+    "turn_host_to_acpi_s3_state": (10, 2, 0),
+    "resize": (20, 2, 1),
+    "migrate": (30, 2, 2),
+    "sleep": (40, 1, 3),
+    "change_nova_service_state": (50, 1, 4),
+    "nop": (70, 1, 5),
+    "change_node_power_state": (9, 2, None),
+    "volume_migrate": (60, 2, None),
+    "shelve": (37, 2, None),
+    "stop": (35, 2, None),
+    "delete": (33, 2, None),
+}
+
+
+def test_every_name_is_declared_once_under_its_own_name():
+    declared = {
+        value for key, value in vars(names).items() if key.isupper() and isinstance(value, str)
+    }
+    assert set(BUILTIN) == declared == set(VALID)
+    assert all(declaration.name == name for name, declaration in BUILTIN.items())
+
+
+def test_the_declared_planner_defaults_are_upstreams():
+    assert {
+        name: (d.weight, d.parallelization, d.stabilization_weight) for name, d in BUILTIN.items()
+    } == UPSTREAM_DEFAULTS
 
 
 def test_valid_parameters_of_every_type_pass():
@@ -53,9 +86,14 @@ def test_valid_parameters_of_every_type_pass():
 
 
 def test_resource_kinds():
-    assert KNOWN_TYPES["migrate"].resource_kind == CONSUMER
-    assert KNOWN_TYPES["change_nova_service_state"].resource_kind == PROVIDER
-    assert KNOWN_TYPES["sleep"].resource_kind is None
+    assert BUILTIN[names.MIGRATE].resource_kind == CONSUMER
+    assert BUILTIN[names.CHANGE_NOVA_SERVICE_STATE].resource_kind == PROVIDER
+    assert BUILTIN[names.SLEEP].resource_kind is None
+
+
+def test_the_types_acting_on_an_instance_are_those_on_a_consumer():
+    on_instance = {name for name, d in BUILTIN.items() if d.acts_on_instance}
+    assert on_instance == {"migrate", "resize", "volume_migrate", "shelve", "stop", "delete"}
 
 
 def test_the_error_names_the_index_and_the_field():
@@ -114,9 +152,17 @@ def test_an_unknown_type_is_refused_with_its_index():
 
 
 def test_an_installed_type_is_checked_by_its_own_schema():
-    installed = {"notify": {"type": "object", "required": ["channel"]}}
+    notify = ActionTypeDeclaration("notify", {"type": "object", "required": ["channel"]}, 45, 1)
+    installed = {**BUILTIN, "notify": notify}
     validate_actions([ProposedAction("notify", {"channel": "ops"})], installed)
     with pytest.raises(InvalidActionParameters, match=r"^actions\[0\]\.input_parameters\.channel"):
         validate_actions([ProposedAction("notify", {})], installed)
     with pytest.raises(UnknownActionType):
         validate_actions([ProposedAction("notify", {"channel": "ops"})])
+
+
+def test_an_installed_type_replacing_a_built_in_one_brings_its_own_schema():
+    loose = ActionTypeDeclaration(names.SLEEP, {"type": "object"}, 40, 1)
+    validate_actions([ProposedAction("sleep", {"duration": "soon"})], {names.SLEEP: loose})
+    with pytest.raises(UnknownActionType):
+        validate_actions([ProposedAction("nop", {"message": None})], {names.SLEEP: loose})

@@ -1,7 +1,16 @@
 """The workload_stabilization planner against PLANNER.md section 2's examples."""
 
+from dataclasses import replace
+
 import pytest
 
+from placement.actionplans.action_types import (
+    BUILTIN,
+    CONSUMER,
+    PROVIDER,
+    ActionTypeDeclaration,
+    ResourceKind,
+)
 from placement.actionplans.errors import ConsumerHasNoAllocations, UnsupportedActionType
 from placement.actionplans.model import ProposedAction
 from placement.actionplans.planners import PlannerOptions, make_plan
@@ -98,6 +107,36 @@ def test_other_types_are_refused(action_type):
 def test_a_type_missing_from_configured_weights_is_refused():
     with pytest.raises(UnsupportedActionType, match="sleep"):
         _plan([nop(), sleep()], weights={"nop": 1})
+
+
+def test_a_configured_weight_does_not_make_a_type_placeable_its_declaration_refuses():
+    with pytest.raises(UnsupportedActionType, match="stop"):
+        _plan([ProposedAction("stop", {"resource_id": VM[1]})], weights={"stop": 1})
+
+
+def _declared(name: str, kind: ResourceKind | None) -> PlannerOptions:
+    """Options knowing one more type, ``name``, which this planner may place."""
+    declaration = ActionTypeDeclaration(name, {}, 45, 1, kind, stabilization_weight=2)
+    defaults = PlannerOptions()
+    return replace(
+        defaults,
+        stabilization_weights={**defaults.stabilization_weights, name: 2},
+        action_types={**BUILTIN, name: declaration},
+    )
+
+
+def test_a_declared_type_on_an_instance_waits_for_the_last_action_on_it():
+    options = _declared("snapshot", CONSUMER)
+    actions = [migrate(VM[1], "h1"), ProposedAction("snapshot", {"resource_id": VM[1]})]
+    plan = make_plan("workload_stabilization", actions, options, {}.__getitem__)
+    assert parents(plan) == {0: [], 1: [0]}
+
+
+def test_a_declared_type_on_a_node_stands_alone():
+    options = _declared("drain", PROVIDER)
+    actions = [migrate(VM[1], "h1"), ProposedAction("drain", {"resource_id": VM[1]})]
+    plan = make_plan("workload_stabilization", actions, options, {}.__getitem__)
+    assert parents(plan) == {0: [], 1: []}
 
 
 def test_an_instance_without_allocations_stops_planning():

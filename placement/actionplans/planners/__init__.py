@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from placement.actionplans.action_types import KNOWN_TYPES, PROVIDER
+from placement.actionplans.action_types import PROVIDER
 from placement.actionplans.errors import UnknownPlanner
 from placement.actionplans.model import Plan, ProposedAction
 from placement.actionplans.planners import (
@@ -17,7 +17,7 @@ from placement.actionplans.planners import (
     weight,
     workload_stabilization,
 )
-from placement.actionplans.planners.options import CurrentHost, PlannerOptions
+from placement.actionplans.planners.options import ActionTypes, CurrentHost, PlannerOptions
 
 __all__ = ["PLANNERS", "CurrentHost", "NodeName", "Planner", "PlannerOptions", "make_plan"]
 
@@ -58,17 +58,23 @@ def make_plan(
     name = options.default_planner if planner is None else planner
     if name not in PLANNERS:
         raise UnknownPlanner(name, PLANNERS)
-    keyed = actions if node_name is None else [_named_nodes(a, node_name) for a in actions]
+    keyed = (
+        actions
+        if node_name is None
+        else [_named_nodes(a, options.action_types, node_name) for a in actions]
+    )
     plan = PLANNERS[name](keyed, options, current_host)
     return Plan(tuple(replace(p, action=actions[p.index]) for p in plan.actions))
 
 
-def _named_nodes(action: ProposedAction, node_name: NodeName) -> ProposedAction:
+def _named_nodes(
+    action: ProposedAction, action_types: ActionTypes, node_name: NodeName
+) -> ProposedAction:
     """A copy of ``action`` whose node identifiers are replaced by their names."""
     params = dict(action.input_parameters)
     fields = list(NODE_FIELDS)
-    known = KNOWN_TYPES.get(action.action_type)
-    if known is not None and known.resource_kind == PROVIDER:
+    declared = action_types.get(action.action_type)
+    if declared is not None and declared.resource_kind == PROVIDER:
         fields.append("resource_id")
     for field in fields:
         if isinstance(params.get(field), str):

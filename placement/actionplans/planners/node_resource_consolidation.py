@@ -9,14 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from placement.actionplans.action_types.names import CHANGE_NOVA_SERVICE_STATE, MIGRATE
 from placement.actionplans.errors import UnsupportedActionType
 from placement.actionplans.model import Plan, PlannedAction, ProposedAction
 from placement.actionplans.planners.options import CurrentHost, PlannerOptions
 
 NAME = "node_resource_consolidation"
-
-MIGRATE = "migrate"
-SERVICE_STATE = "change_nova_service_state"
 
 
 def plan(
@@ -29,7 +27,7 @@ def plan(
     enables: list[int] = []
     chains: dict[str, list[int]] = {}
     for index, action in enumerate(actions):
-        if action.action_type == SERVICE_STATE:
+        if action.action_type == CHANGE_NOVA_SERVICE_STATE:
             is_disable = action.input_parameters.get("state") == "disabled"
             (disables if is_disable else enables).append(index)
         elif action.action_type == MIGRATE:

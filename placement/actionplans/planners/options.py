@@ -1,52 +1,47 @@
-"""Planner options as plain values (the configuration layer builds them)."""
+"""Planner options as plain values (the configuration layer builds them).
+
+Their defaults are the action types' own: each declaration says its weight and
+parallelization for the ``weight`` planner and, if that planner can place it,
+its weight for ``workload_stabilization``.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+
+from placement.actionplans.action_types import BUILTIN, ActionTypeDeclaration
 
 #: Looks up the host an instance (consumer uuid) lives on before the plan runs.
 CurrentHost = Callable[[str], str]
 
-#: ``[watcher_planners.weight] weights`` defaults (PLANNER.md section 1).
-DEFAULT_WEIGHTS: dict[str, int] = {
-    "turn_host_to_acpi_s3_state": 10,
-    "resize": 20,
-    "migrate": 30,
-    "sleep": 40,
-    "change_nova_service_state": 50,
-    "nop": 70,
-    "change_node_power_state": 9,
-    "volume_migrate": 60,
-    "shelve": 37,
-    "stop": 35,
-    "delete": 33,
-}
+ActionTypes = Mapping[str, ActionTypeDeclaration]
 
-#: ``[watcher_planners.weight] parallelization`` defaults.
-DEFAULT_PARALLELIZATION: dict[str, int] = {
-    "turn_host_to_acpi_s3_state": 2,
-    "resize": 2,
-    "migrate": 2,
-    "sleep": 1,
-    "change_nova_service_state": 1,
-    "nop": 1,
-    "change_node_power_state": 2,
-    "volume_migrate": 2,
-    "shelve": 2,
-    "stop": 2,
-    "delete": 2,
-}
 
-#: ``[watcher_planners.workload_stabilization] weights`` defaults.
-DEFAULT_STABILIZATION_WEIGHTS: dict[str, int] = {
-    "turn_host_to_acpi_s3_state": 0,
-    "resize": 1,
-    "migrate": 2,
-    "sleep": 3,
-    "change_nova_service_state": 4,
-    "nop": 5,
-}
+def weights(action_types: ActionTypes) -> dict[str, int]:
+    """``[watcher_planners.weight] weights`` by default: every type's declared weight."""
+    return {name: d.weight for name, d in action_types.items()}
+
+
+def parallelization(action_types: ActionTypes) -> dict[str, int]:
+    """``[watcher_planners.weight] parallelization`` by default."""
+    return {name: d.parallelization for name, d in action_types.items()}
+
+
+def stabilization_weights(action_types: ActionTypes) -> dict[str, int]:
+    """``[watcher_planners.workload_stabilization] weights`` by default: the types it can
+    place, with their declared weight."""
+    return {
+        name: d.stabilization_weight
+        for name, d in action_types.items()
+        if d.stabilization_weight is not None
+    }
+
+
+#: The defaults of the built-in types (PLANNER.md sections 1 and 2).
+DEFAULT_WEIGHTS = weights(BUILTIN)
+DEFAULT_PARALLELIZATION = parallelization(BUILTIN)
+DEFAULT_STABILIZATION_WEIGHTS = stabilization_weights(BUILTIN)
 
 #: ``[watcher_planner] planner`` default.
 DEFAULT_PLANNER = "weight"
@@ -54,7 +49,11 @@ DEFAULT_PLANNER = "weight"
 
 @dataclass(frozen=True)
 class PlannerOptions:
-    """Every planner option; a configured dict replaces the default dict whole."""
+    """Every planner option; a configured dict replaces the default dict whole.
+
+    ``action_types`` are the installed types' declarations: what ``resource_id``
+    designates, and which types ``workload_stabilization`` can place.
+    """
 
     weight_weights: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
     weight_parallelization: dict[str, int] = field(
@@ -64,3 +63,4 @@ class PlannerOptions:
         default_factory=lambda: dict(DEFAULT_STABILIZATION_WEIGHTS)
     )
     default_planner: str = DEFAULT_PLANNER
+    action_types: ActionTypes = field(default_factory=lambda: BUILTIN)

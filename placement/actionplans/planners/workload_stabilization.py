@@ -11,24 +11,31 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from placement.actionplans.action_types.names import (
+    CHANGE_NOVA_SERVICE_STATE,
+    MIGRATE,
+    RESIZE,
+    TURN_HOST_TO_ACPI_S3_STATE,
+)
 from placement.actionplans.errors import UnsupportedActionType
 from placement.actionplans.model import Plan, PlannedAction, ProposedAction
-from placement.actionplans.planners.options import CurrentHost, PlannerOptions
+from placement.actionplans.planners.options import ActionTypes, CurrentHost, PlannerOptions
 
 NAME = "workload_stabilization"
 
-MIGRATE = "migrate"
-RESIZE = "resize"
-SERVICE_STATE = "change_nova_service_state"
-POWER_DOWN = "turn_host_to_acpi_s3_state"
-#: Every type this planner can place; anything else is refused, as upstream does.
-SUPPORTED = frozenset({MIGRATE, RESIZE, SERVICE_STATE, POWER_DOWN, "sleep", "nop"})
 
+def processing_order(
+    actions: Sequence[ProposedAction], weights: dict[str, int], action_types: ActionTypes
+) -> list[int]:
+    """Indices stable-sorted by weight, heaviest first.
 
-def processing_order(actions: Sequence[ProposedAction], weights: dict[str, int]) -> list[int]:
-    """Indices stable-sorted by weight, heaviest first; unknown types refused."""
+    A type is refused, as upstream does, unless it has a configured weight and its
+    declaration lets this planner place it (declares a stabilization weight).
+    """
     for index, action in enumerate(actions):
-        if action.action_type not in SUPPORTED or action.action_type not in weights:
+        declared = action_types.get(action.action_type)
+        placeable = declared is not None and declared.stabilization_weight is not None
+        if not placeable or action.action_type not in weights:
             raise UnsupportedActionType(index, action.action_type, NAME)
     return sorted(range(len(actions)), key=lambda i: -weights[actions[i].action_type])
 
@@ -45,7 +52,7 @@ def plan(
     current_host: CurrentHost | None = None,
 ) -> Plan:
     """Parents per PLANNER.md section 2, plus the previous action on the same instance."""
-    order = processing_order(actions, options.stabilization_weights)
+    order = processing_order(actions, options.stabilization_weights, options.action_types)
     # key (instance uuid or host name) -> indices recorded under it, in processing order
     recorded: dict[str, list[int]] = {}
     last_on_instance: dict[str, int] = {}
@@ -61,11 +68,11 @@ def plan(
             found = list(recorded.get(params["resource_id"], ()))
             host = _host_of_resize(params["resource_id"], current_host)
             recorded.setdefault(host, []).append(index)
-        elif action.action_type == SERVICE_STATE:
+        elif action.action_type == CHANGE_NOVA_SERVICE_STATE:
             recorded.setdefault(params["resource_id"], []).append(index)
-        elif action.action_type == POWER_DOWN:
+        elif action.action_type == TURN_HOST_TO_ACPI_S3_STATE:
             found = _power_down_parents(recorded.get(params["resource_id"], []), actions, parents)
-        if action.action_type in (MIGRATE, RESIZE):
+        if options.action_types[action.action_type].acts_on_instance:
             previous = last_on_instance.get(params["resource_id"])
             if previous is not None and previous not in found:
                 found.append(previous)

@@ -23,7 +23,6 @@ from placement.actionplans.planners import PlannerOptions, make_plan
 from placement.actionplans.strategies import needs_world, solve
 from placement.db.tables import utcnow
 from placement.objects.actionplans import goals, hosts, paging, strategies
-from placement.objects.actionplans.effects import registry
 from placement.objects.actionplans.idents import by_ident
 from placement.objects.actionplans.paging import R
 from placement.objects.actionplans.world import read_world
@@ -59,7 +58,7 @@ def prepare(conn: Connection, options: PlannerOptions, fields: dict[str, Any]) -
     runner = strategy or _first_strategy(conn, goal)
     world = read_world(conn) if needs_world(runner.name) else None
     solution = solve(runner.name, given, world)
-    validate_actions(solution.actions, registry.installed_schemas())
+    validate_actions(solution.actions, options.action_types)
     plan = make_plan(
         solution.planner,
         solution.actions,

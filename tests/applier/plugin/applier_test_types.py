@@ -15,7 +15,9 @@ from typing import Any
 from sqlalchemy import Column, Float, Integer, MetaData, String, Table, insert
 from sqlalchemy.engine import Connection
 
-from placement.objects.actionplans.effects import base
+from placement.actionplans import states
+from placement.actionplans.action_types import ActionTypeDeclaration
+from placement.effects import base
 
 metadata = MetaData()
 
@@ -37,15 +39,16 @@ _OUTCOMES = {
 class Recorded:
     """Writes a row tagged ``tag``, holds its transaction ``delay`` seconds, ends as asked."""
 
-    name = "recorded"
-    schema: dict[str, Any] = {"type": "object"}
+    declaration = ActionTypeDeclaration(
+        "recorded", {"type": "object"}, weight=45, parallelization=4
+    )
 
     def run(
         self, conn: Connection | None, params: dict[str, Any], env: base.RunEnv
     ) -> base.Outcome:
         assert conn is not None
         outcome = _OUTCOMES[params.get("outcome", "SUCCEEDED")]()
-        if outcome.state == base.SUCCEEDED:
+        if outcome.state == states.SUCCEEDED:
             conn.execute(insert(runs).values(tag=params["tag"], slept=params.get("delay", 0)))
         time.sleep(params.get("delay", 0))
         return outcome
@@ -54,13 +57,17 @@ class Recorded:
 class Wait:
     """Blocks ``seconds`` outside any transaction; a cancelled plan cuts it short."""
 
-    name = "wait"
-    schema: dict[str, Any] = {
-        "type": "object",
-        "properties": {"seconds": {"type": "number", "minimum": 0}},
-        "required": ["seconds"],
-        "additionalProperties": False,
-    }
+    declaration = ActionTypeDeclaration(
+        "wait",
+        {
+            "type": "object",
+            "properties": {"seconds": {"type": "number", "minimum": 0}},
+            "required": ["seconds"],
+            "additionalProperties": False,
+        },
+        weight=45,
+        parallelization=1,
+    )
     blocking = True
 
     def run(

@@ -14,9 +14,9 @@ import sqlalchemy
 from oslo_config import cfg
 
 from placement.db import actionplan_tables, reader, tables, writer
+from placement.effects.base import Effect, Outcome, RunAgain, RunEnv
 from placement.objects import allocation, inventory, trait, usage
 from placement.objects import resource_provider as rp_obj
-from placement.objects.actionplans.effects.base import ActionType, Outcome, RunAgain, RunEnv
 from tests import rig
 
 #: Rows of these tables are the test's; the others (classes, traits) are the catalog's.
@@ -87,15 +87,13 @@ class Cloud:
     def inventories(self, provider: rp_obj.Provider) -> dict[str, inventory.Inventory]:
         return inventory.list_for_provider(self.engine, provider)
 
-    def run(
-        self, action_type: ActionType, params: dict[str, Any], env: RunEnv | None = None
-    ) -> Outcome:
+    def run(self, effect: Effect, params: dict[str, Any], env: RunEnv | None = None) -> Outcome:
         """Run one action as the applier would (valid parameters, own transaction, retries)."""
-        jsonschema.Draft4Validator(action_type.schema).validate(params)
+        jsonschema.Draft4Validator(effect.declaration.input_schema).validate(params)
         for _ in range(20):
             try:
                 with writer(self.engine) as conn:
-                    return action_type.run(conn, params, env or self.env)
+                    return effect.run(conn, params, env or self.env)
             except RunAgain:
                 continue
         raise AssertionError("the action lost every race")

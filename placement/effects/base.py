@@ -1,14 +1,17 @@
 """The contract between action types and the applier that runs them.
 
-An action type is any object with a ``name``, the JSON ``schema`` of its
-``input_parameters`` and a ``run`` method. The applier opens one writer
+An installed action type is an :class:`Effect`: any object with the
+:class:`~placement.actionplans.action_types.ActionTypeDeclaration` of its type
+(``declaration``: name, input schema, planner defaults) and a ``run`` method.
+The applier opens one writer
 transaction per action, calls ``run`` inside it and records the returned
 :class:`Outcome` in the same transaction, so an effect and the record of it
 commit together or not at all. A type whose run waits for a long time (sleep)
 sets ``blocking = True``: it is called with ``conn=None`` so no transaction is
 held while it waits, and it watches ``env.cancelled`` to stop early.
 
-The status texts are upstream Watcher's, so clients that match on them keep
+The final states are the action states of :mod:`placement.actionplans.states`;
+the status texts are upstream Watcher's, so clients that match on them keep
 working.
 """
 
@@ -21,10 +24,8 @@ from typing import Any, Protocol, runtime_checkable
 from oslo_config.cfg import ConfigOpts
 from sqlalchemy.engine import Connection, Engine
 
-SUCCEEDED = "SUCCEEDED"
-SKIPPED = "SKIPPED"
-FAILED = "FAILED"
-CANCELLED = "CANCELLED"
+from placement.actionplans.action_types import ActionTypeDeclaration
+from placement.actionplans.states import CANCELLED, FAILED, SKIPPED, SUCCEEDED
 
 SKIPPED_PREFIX = "Action was skipped automatically: "
 FAILED_PRE_CONDITION_PREFIX = "Action failed in pre_condition: "
@@ -89,15 +90,14 @@ class RunEnv:
 
 
 @runtime_checkable
-class ActionType(Protocol):
-    """One kind of action. ``run`` gets ``conn=None`` when the type is blocking."""
+class Effect(Protocol):
+    """One installed action type. ``run`` gets ``conn=None`` when the type is blocking."""
 
-    name: str
-    schema: dict[str, Any]
+    declaration: ActionTypeDeclaration
 
     def run(self, conn: Connection | None, params: dict[str, Any], env: RunEnv) -> Outcome: ...
 
 
-def is_blocking(action_type: ActionType) -> bool:
+def is_blocking(effect: Effect) -> bool:
     """Whether the applier must call ``run`` outside any transaction (default: no)."""
-    return bool(getattr(action_type, "blocking", False))
+    return bool(getattr(effect, "blocking", False))

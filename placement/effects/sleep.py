@@ -6,15 +6,14 @@ from typing import Any
 
 from sqlalchemy.engine import Connection
 
-from placement.actionplans.action_types import KNOWN_TYPES
-from placement.objects.actionplans.effects import base
+from placement.actionplans.action_types import BUILTIN, names
+from placement.effects import base
 
 
 class Sleep:
     """The built-in ``sleep`` action type; a cancelled plan cuts the wait short."""
 
-    name = "sleep"
-    schema = KNOWN_TYPES[name].input_schema
+    declaration = BUILTIN[names.SLEEP]
     blocking = True
 
     def run(

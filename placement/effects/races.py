@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from placement.effects.base import RunAgain
 from placement.objects import exceptions
-from placement.objects.actionplans.effects.base import RunAgain
 
 
 @contextmanager

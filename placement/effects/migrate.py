@@ -13,10 +13,11 @@ from typing import Any
 
 from sqlalchemy.engine import Connection
 
+from placement.actionplans.action_types import names
+from placement.effects import base, destinations, holdings, nodes
+from placement.effects.builtin import BuiltinType
 from placement.objects import exceptions
 from placement.objects import resource_provider as rp_obj
-from placement.objects.actionplans.effects import base, destinations, holdings, nodes
-from placement.objects.actionplans.effects.builtin import BuiltinType
 
 
 def _destination_tree(conn: Connection, wanted: str, source: rp_obj.Provider) -> str | base.Outcome:
@@ -65,4 +66,4 @@ def migrate(conn: Connection, params: dict[str, Any], env: base.RunEnv) -> base.
     return base.failed_execute(f"{where} hold consumer {consumer}{detail}")
 
 
-MIGRATE = BuiltinType("migrate", migrate)
+MIGRATE = BuiltinType(names.MIGRATE, migrate)

@@ -13,12 +13,13 @@ from typing import Any
 from sqlalchemy import delete, insert
 from sqlalchemy.engine import Connection
 
+from placement.actionplans.action_types import names
 from placement.db import tables
+from placement.effects import base, nodes
+from placement.effects.builtin import BuiltinType
+from placement.effects.races import run_again_on_race
 from placement.objects import resource_provider as rp_obj
 from placement.objects import trait
-from placement.objects.actionplans.effects import base, nodes
-from placement.objects.actionplans.effects.builtin import BuiltinType
-from placement.objects.actionplans.effects.races import run_again_on_race
 
 #: Requested states that disable; "enabled" and "up" enable.
 DISABLING = frozenset({"disabled", "down"})
@@ -58,4 +59,4 @@ def change_service_state(
     return base.succeeded()
 
 
-CHANGE_NOVA_SERVICE_STATE = BuiltinType("change_nova_service_state", change_service_state)
+CHANGE_NOVA_SERVICE_STATE = BuiltinType(names.CHANGE_NOVA_SERVICE_STATE, change_service_state)

@@ -15,11 +15,12 @@ from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
 from placement import flavor_opts
+from placement.actionplans.action_types import names
 from placement.db import tables
+from placement.effects import base, holdings
+from placement.effects.builtin import BuiltinType
 from placement.objects import exceptions
 from placement.objects import resource_provider as rp_obj
-from placement.objects.actionplans.effects import base, holdings
-from placement.objects.actionplans.effects.builtin import BuiltinType
 
 
 def _current_root(conn: Connection, held: holdings.Holdings) -> rp_obj.Provider:
@@ -75,4 +76,4 @@ def resize(conn: Connection, params: dict[str, Any], env: base.RunEnv) -> base.O
     return base.succeeded()
 
 
-RESIZE = BuiltinType("resize", resize)
+RESIZE = BuiltinType(names.RESIZE, resize)

@@ -1,19 +1,15 @@
-"""nop and sleep, and the entry points that register every built-in type."""
+"""nop's switches, and sleep's wait outside any transaction."""
 
 from __future__ import annotations
 
 import threading
 import time
-from importlib.metadata import entry_points
 
 import pytest
 
-from placement.actionplans.action_types import KNOWN_TYPES
-from placement.objects.actionplans.effects.base import ActionType, RunEnv, is_blocking
-from placement.objects.actionplans.effects.nop import NOP
-from placement.objects.actionplans.effects.sleep import SLEEP
-
-GROUP = "placement.actionplans.action_types"
+from placement.effects.base import RunEnv, is_blocking
+from placement.effects.nop import NOP
+from placement.effects.sleep import SLEEP
 
 
 @pytest.mark.parametrize(
@@ -57,13 +53,3 @@ def test_sleep_waits_outside_a_transaction_until_cancelled(cloud):
 def test_types_inside_a_transaction_refuse_to_run_without_one(cloud):
     with pytest.raises(TypeError, match="^action type nop runs inside a transaction$"):
         NOP.run(None, {"message": None}, cloud.env)
-
-
-def test_every_built_in_type_is_an_entry_point():
-    found = {ep.name: ep.load() for ep in entry_points(group=GROUP)}
-    assert set(found) >= set(KNOWN_TYPES)
-    for name in KNOWN_TYPES:
-        action_type = found[name]
-        assert isinstance(action_type, ActionType)
-        assert action_type.name == name
-        assert action_type.schema == KNOWN_TYPES[name].input_schema

@@ -5,12 +5,12 @@ from __future__ import annotations
 import os_traits
 import pytest
 
-from placement.objects import exceptions
-from placement.objects.actionplans.effects.power_state import (
+from placement.effects.power_state import (
     CHANGE_NODE_POWER_STATE,
     TURN_HOST_TO_ACPI_S3_STATE,
 )
-from placement.objects.actionplans.effects.service_state import CHANGE_NOVA_SERVICE_STATE
+from placement.effects.service_state import CHANGE_NOVA_SERVICE_STATE
+from placement.objects import exceptions
 from tests import rig
 
 DISABLED = os_traits.COMPUTE_STATUS_DISABLED

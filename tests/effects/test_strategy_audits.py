@@ -9,9 +9,9 @@ import pytest
 from placement.actionplans import errors
 from placement.actionplans.planners import PlannerOptions
 from placement.db import reader
+from placement.effects.migrate import MIGRATE
+from placement.effects.service_state import CHANGE_NOVA_SERVICE_STATE
 from placement.objects.actionplans import actions, audits, paging, plans
-from placement.objects.actionplans.effects.migrate import MIGRATE
-from placement.objects.actionplans.effects.service_state import CHANGE_NOVA_SERVICE_STATE
 from placement.objects.actionplans.world import read_world
 
 

@@ -17,11 +17,12 @@ from typing import Any
 from sqlalchemy import delete, insert, select
 from sqlalchemy.engine import Connection
 
+from placement.actionplans.action_types import names
 from placement.db import actionplan_tables, tables
+from placement.effects import base, nodes
+from placement.effects.builtin import BuiltinType
+from placement.effects.races import run_again_on_race
 from placement.objects import resource_provider as rp_obj
-from placement.objects.actionplans.effects import base, nodes
-from placement.objects.actionplans.effects.builtin import BuiltinType
-from placement.objects.actionplans.effects.races import run_again_on_race
 
 _SAVED = actionplan_tables.powered_off_inventories
 
@@ -128,5 +129,5 @@ def suspend(conn: Connection, params: dict[str, Any], env: base.RunEnv) -> base.
     return power_off(conn, params["resource_id"])
 
 
-CHANGE_NODE_POWER_STATE = BuiltinType("change_node_power_state", change_power_state)
-TURN_HOST_TO_ACPI_S3_STATE = BuiltinType("turn_host_to_acpi_s3_state", suspend)
+CHANGE_NODE_POWER_STATE = BuiltinType(names.CHANGE_NODE_POWER_STATE, change_power_state)
+TURN_HOST_TO_ACPI_S3_STATE = BuiltinType(names.TURN_HOST_TO_ACPI_S3_STATE, suspend)

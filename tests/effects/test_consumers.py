@@ -6,10 +6,10 @@ import os_traits
 import pytest
 
 from placement import conf as placement_conf
-from placement.objects.actionplans.effects.base import RunEnv
-from placement.objects.actionplans.effects.consumers import DELETE, SHELVE, STOP
-from placement.objects.actionplans.effects.resize import RESIZE
-from placement.objects.actionplans.effects.volume_migrate import VOLUME_MIGRATE
+from placement.effects.base import RunEnv
+from placement.effects.consumers import DELETE, SHELVE, STOP
+from placement.effects.resize import RESIZE
+from placement.effects.volume_migrate import VOLUME_MIGRATE
 
 GONE = "8a3c1a39-5a5e-4a61-8f4c-6a0e7b8f2f10"
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 from sqlalchemy.engine import Connection
 
+from placement.effects.races import run_again_on_race
 from placement.objects import allocation
-from placement.objects.actionplans.effects.races import run_again_on_race
 
 Allocations = dict[str, dict[str, int]]
 

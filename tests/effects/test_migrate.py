@@ -5,7 +5,7 @@ from __future__ import annotations
 import os_traits
 import pytest
 
-from placement.objects.actionplans.effects.migrate import MIGRATE
+from placement.effects.migrate import MIGRATE
 from tests import rig
 
 SMALL = {"VCPU": 2, "MEMORY_MB": 512}

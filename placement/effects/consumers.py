@@ -11,9 +11,10 @@ from typing import Any
 
 from sqlalchemy.engine import Connection
 
+from placement.actionplans.action_types import names
+from placement.effects import base, holdings
+from placement.effects.builtin import BuiltinType
 from placement.objects import consumer as consumer_obj
-from placement.objects.actionplans.effects import base, holdings
-from placement.objects.actionplans.effects.builtin import BuiltinType
 
 
 def release(conn: Connection, params: dict[str, Any], env: base.RunEnv) -> base.Outcome:
@@ -34,6 +35,6 @@ def stop(conn: Connection, params: dict[str, Any], env: base.RunEnv) -> base.Out
     return base.succeeded()
 
 
-DELETE = BuiltinType("delete", release)
-SHELVE = BuiltinType("shelve", release)
-STOP = BuiltinType("stop", stop)
+DELETE = BuiltinType(names.DELETE, release)
+SHELVE = BuiltinType(names.SHELVE, release)
+STOP = BuiltinType(names.STOP, stop)

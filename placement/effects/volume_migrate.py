@@ -12,10 +12,11 @@ from typing import Any
 import os_traits
 from sqlalchemy.engine import Connection
 
+from placement.actionplans.action_types import names
+from placement.effects import base, holdings, nodes
+from placement.effects.builtin import BuiltinType
 from placement.objects import exceptions
 from placement.objects import resource_provider as rp_obj
-from placement.objects.actionplans.effects import base, holdings, nodes
-from placement.objects.actionplans.effects.builtin import BuiltinType
 
 
 def volume_migrate(conn: Connection, params: dict[str, Any], env: base.RunEnv) -> base.Outcome:
@@ -47,4 +48,4 @@ def volume_migrate(conn: Connection, params: dict[str, Any], env: base.RunEnv) -
     return base.succeeded()
 
 
-VOLUME_MIGRATE = BuiltinType("volume_migrate", volume_migrate)
+VOLUME_MIGRATE = BuiltinType(names.VOLUME_MIGRATE, volume_migrate)

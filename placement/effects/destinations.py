@@ -19,8 +19,8 @@ from placement import filters
 from placement import microversion as mv
 from placement.candidates import engine as candidates
 from placement.candidates.request import CandidateRequest, RequestGroup
-from placement.objects.actionplans.effects.holdings import Allocations
-from placement.objects.actionplans.effects.nodes import DISABLED_TRAIT
+from placement.effects.holdings import Allocations
+from placement.effects.nodes import DISABLED_TRAIT
 
 
 def candidates_for(

@@ -6,8 +6,9 @@ from typing import Any
 
 from sqlalchemy.engine import Connection
 
-from placement.objects.actionplans.effects import base
-from placement.objects.actionplans.effects.builtin import BuiltinType
+from placement.actionplans.action_types import names
+from placement.effects import base
+from placement.effects.builtin import BuiltinType
 
 
 def nop(conn: Connection, params: dict[str, Any], env: base.RunEnv) -> base.Outcome:
@@ -23,4 +24,4 @@ def nop(conn: Connection, params: dict[str, Any], env: base.RunEnv) -> base.Outc
     return base.succeeded()
 
 
-NOP = BuiltinType("nop", nop)
+NOP = BuiltinType(names.NOP, nop)
