@@ -7,6 +7,7 @@ import os_traits
 import pytest
 
 from placement.actionplans import errors
+from placement.actionplans.action_types import names
 from placement.actionplans.planners import PlannerOptions
 from placement.db import reader
 from placement.effects.migrate import MIGRATE
@@ -14,22 +15,27 @@ from placement.effects.service_state import CHANGE_NOVA_SERVICE_STATE
 from placement.objects.actionplans import actions, audits, paging, plans
 from placement.objects.actionplans.world import read_world
 
+EFFECTS = {names.MIGRATE: MIGRATE, names.CHANGE_NOVA_SERVICE_STATE: CHANGE_NOVA_SERVICE_STATE}
 
-def _audit(cloud, strategy: str, parameters: dict) -> dict:
+
+def _audit(cloud, strategy: str, parameters: dict) -> audits.Audit:
     goal = "cluster_maintaining" if strategy == "host_maintenance" else "server_consolidation"
     fields = {"goal": goal, "strategy": strategy, "audit_type": "ONESHOT", "parameters": parameters}
     return audits.create_audit(cloud.engine, PlannerOptions(), fields)
 
 
-def _actions(cloud, audit: dict) -> list[dict]:
-    with reader(cloud.engine) as conn:
-        (plan,) = plans.list_plans(conn, paging.Page(), audit_uuid=audit["uuid"])
-        return actions.list_actions(conn, paging.Page(), action_plan_uuid=plan["uuid"])
+def _plan(cloud, audit: audits.Audit) -> plans.ActionPlan:
+    (plan,) = plans.list_plans(cloud.engine, paging.Page(), audit_uuid=audit.uuid)
+    return plan
+
+
+def _actions(cloud, audit: audits.Audit) -> list[actions.Action]:
+    plan = _plan(cloud, audit)
+    return actions.list_actions(cloud.engine, paging.Page(), action_plan_uuid=plan.uuid)
 
 
 def _audit_count(cloud) -> int:
-    with reader(cloud.engine) as conn:
-        return len(audits.list_audits(conn, paging.Page()))
+    return len(audits.list_audits(cloud.engine, paging.Page()))
 
 
 def test_world_reads_trees_capacity_usage_and_disabled(cloud):
@@ -57,10 +63,11 @@ def test_host_maintenance_plan_is_stored_and_applies(cloud):
     vms = [cloud.claim({h1.uuid: {"VCPU": n}}) for n in (3, 3, 1)]
     audit = _audit(cloud, "host_maintenance", {"maintenance_node": "h1"})
     stored = _actions(cloud, audit)
-    assert [a["action_type"] for a in stored] == ["change_nova_service_state"] + ["migrate"] * 3
+    disable, *migrates = (a.action_type for a in stored)
+    assert (disable, migrates) == (names.CHANGE_NOVA_SERVICE_STATE, [names.MIGRATE] * 3)
     for action in stored:
-        kind = CHANGE_NOVA_SERVICE_STATE if action["action_type"] != "migrate" else MIGRATE
-        assert cloud.run(kind, action["input_parameters"]).state == "SUCCEEDED"
+        outcome = cloud.run(EFFECTS[action.action_type], action.input_parameters)
+        assert outcome.state == "SUCCEEDED"
     assert os_traits.COMPUTE_STATUS_DISABLED in cloud.traits(h1)
     assert all(set(cloud.held(vm)) <= {h2.uuid, h3.uuid} for vm in vms)
     assert cloud.usage(h1) == {"VCPU": 0}
@@ -86,9 +93,7 @@ def test_consolidation_plan_is_stored_with_efficacy(cloud):
     cloud.claim({h2.uuid: {"VCPU": 4}})
     audit = _audit(cloud, "node_resource_consolidation", {"host_choice": "specify"})
     stored = _actions(cloud, audit)
-    assert [a["action_type"] for a in stored] == ["change_nova_service_state", "migrate"]
-    assert stored[1]["input_parameters"]["destination_node"] == "h2"
-    assert stored[1]["parents"] == [stored[0]["uuid"]]
-    with reader(cloud.engine) as conn:
-        (plan,) = plans.list_plans(conn, paging.Page(), audit_uuid=audit["uuid"])
-    assert plan["global_efficacy"][0]["value"] == 50
+    assert [a.action_type for a in stored] == [names.CHANGE_NOVA_SERVICE_STATE, names.MIGRATE]
+    assert stored[1].input_parameters["destination_node"] == "h2"
+    assert list(stored[1].parents) == [stored[0].uuid]
+    assert _plan(cloud, audit).global_efficacy[0]["value"] == 50
