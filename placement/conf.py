@@ -1,9 +1,9 @@
 """Configuration: upstream's ``placement.conf`` options, read with oslo.config.
 
 Files are found as upstream finds them: ``$OS_PLACEMENT_CONFIG_DIR/placement.conf``
-for the WSGI application when that variable is set, else oslo.config's search
-for project ``placement`` (``~/.placement/``, ``~/``, ``/etc/placement/``,
-``/etc/``). Any option can also be set as ``OS_<GROUP>__<OPTION>``.
+for the WSGI application and ``placement-api`` when that variable is set, else
+oslo.config's search for project ``placement`` (``~/.placement/``, ``~/``,
+``/etc/placement/``, ``/etc/``). Any option can also be set as ``OS_<GROUP>__<OPTION>``.
 
 As upstream's, the service and the operator commands fail closed:
 ``[placement_database] connection`` is required (:func:`database_url` refuses
@@ -222,7 +222,8 @@ def register_opts(conf: cfg.ConfigOpts) -> None:
 
 
 def wsgi_config_files() -> list[str] | None:
-    """Config files for the WSGI app: ``$OS_PLACEMENT_CONFIG_DIR`` first."""
+    """Config files for the WSGI app and ``placement-api``: ``$OS_PLACEMENT_CONFIG_DIR``
+    first (None: oslo.config's search)."""
     config_dir = os.environ.get("OS_PLACEMENT_CONFIG_DIR", "").strip()
     if config_dir:
         path = os.path.join(config_dir, "placement.conf")

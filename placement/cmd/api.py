@@ -1,5 +1,8 @@
 """``placement-api``: serve the API with gunicorn.
 
+It finds its configuration as the WSGI application does:
+``$OS_PLACEMENT_CONFIG_DIR/placement.conf`` when that variable is set, else
+oslo.config's search; ``--config-file`` / ``--config-dir`` replace either.
 With no database configured this, and only this, entry point serves the
 embedded default (:func:`placement.conf.use_embedded_default`): SQLite in the
 user's data directory, ``noauth2``, listening on 127.0.0.1:8778, announced on
@@ -72,6 +75,20 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     return parser.parse_known_args(argv)
 
 
+def _applier_config_args(
+    rest: list[str], conf: cfg.ConfigOpts, config_files: list[str] | None
+) -> list[str]:
+    """The arguments that make an applier child read the files we read.
+
+    ``placement-applier`` does not look at ``$OS_PLACEMENT_CONFIG_DIR`` (only
+    the WSGI application and we do), so when that variable chose our files,
+    and no ``--config-file`` replaced them, the child is told them by name.
+    """
+    if config_files is None or list(conf.config_file) != config_files:
+        return rest
+    return [*rest, *(arg for path in config_files for arg in ("--config-file", path))]
+
+
 def _start_applier(config_args: list[str], database_url: str) -> subprocess.Popen:
     """A ``placement-applier`` child that reads our configuration and exits when we do.
 
@@ -127,7 +144,8 @@ def _stop_applier(applier: subprocess.Popen) -> None:
 def main(argv: list[str] | None = None) -> int:
     args, rest = parse_args(sys.argv[1:] if argv is None else argv)
     try:
-        conf = placement_conf.load(rest, prog="placement-api")
+        config_files = placement_conf.wsgi_config_files()
+        conf = placement_conf.load(rest, default_config_files=config_files, prog="placement-api")
         embedded = placement_conf.use_embedded_default(conf)
         if embedded is not None:
             _announce_embedded(embedded, conf.api.auth_strategy, console_url(args.host, args.port))
@@ -155,7 +173,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"placement-api: {exc}", file=sys.stderr)
         return 2
     run_applier = embedded is not None if args.applier is None else args.applier
-    applier = _start_applier(rest, placement_conf.database_url(conf)) if run_applier else None
+    applier_args = _applier_config_args(rest, conf, config_files)
+    applier = (
+        _start_applier(applier_args, placement_conf.database_url(conf)) if run_applier else None
+    )
     master = os.getpid()
     try:
         _serve(conf, args, hooks.settings())

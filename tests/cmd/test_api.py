@@ -1,5 +1,6 @@
 """The README's first command for real: placement-api under gunicorn."""
 
+import contextlib
 import json
 import os
 import signal
@@ -157,3 +158,66 @@ def test_metrics_never_share_the_api_port(tmp_path, capsys):
     conf.write_text("[metrics]\nenabled = true\nbind = 127.0.0.1:9464\n")
     assert api.main(["--port", "9464", "--config-file", str(conf)]) == 2
     assert "[metrics] bind 127.0.0.1:9464 uses the API's port" in capsys.readouterr().err
+
+
+@contextlib.contextmanager
+def _serving(tmp_path, env, *args):
+    """``placement-api`` on a free port, answering, until the block ends; yields its log."""
+    port = _free_port()
+    with open(tmp_path / "server.log", "w+") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "placement.cmd.api", "--port", str(port), *args],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=env,
+            start_new_session=True,
+        )
+        try:
+            _wait_until_serving(f"http://127.0.0.1:{port}")
+            yield log
+        finally:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(timeout=20)
+
+
+def test_the_config_dir_of_the_wsgi_application_is_read(tmp_path):
+    """``$OS_PLACEMENT_CONFIG_DIR/placement.conf`` configures the server and its applier."""
+    confdir, home = tmp_path / "etc", tmp_path / "home"
+    confdir.mkdir()
+    home.mkdir()
+    database, log_file = tmp_path / "configured.db", tmp_path / "placement.log"
+    (confdir / "placement.conf").write_text(
+        f"[DEFAULT]\nlog_file = {log_file}\n"
+        f"[placement_database]\nconnection = sqlite:///{database}\nsync_on_startup = true\n"
+        "[api]\nauth_strategy = noauth2\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OS_")}
+    env.update(
+        HOME=str(home), XDG_DATA_HOME=str(home / "data"), OS_PLACEMENT_CONFIG_DIR=str(confdir)
+    )
+    with _serving(tmp_path, env, "--applier") as log:
+        # The applier child read the same file: it logs there too.
+        for _ in range(150):
+            if "placement.applier" in log_file.read_text():
+                break
+            time.sleep(0.1)
+        assert "placement.applier" in log_file.read_text()
+        log.seek(0)
+        assert "EMBEDDED DEFAULT" not in log.read()
+    assert database.exists()
+    assert not (home / "data" / "placement").exists()
+
+
+def test_a_config_dir_without_placement_conf_is_refused_as_by_the_wsgi_application(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OS_")}
+    env.update(HOME=str(tmp_path), OS_PLACEMENT_CONFIG_DIR=str(tmp_path / "etc"))
+    done = subprocess.run(
+        [sys.executable, "-m", "placement.cmd.api", "--port", str(_free_port()), "--no-applier"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    expected = f"Configuration file not found: {tmp_path / 'etc' / 'placement.conf'}"
+    assert expected in done.stderr
