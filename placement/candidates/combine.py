@@ -89,19 +89,11 @@ class Search:
             if candidate is not None and not _repeated(candidate, chosen, slots, seen):
                 yield candidate
             return
-        levels: list[Level]
-        if self._rooms_matter:
-            levels = [
-                [(p, self._needs(p, spec, facts.rooms)) for p in providers]
-                for spec, providers in zip(self.specs, options, strict=True)
-            ]
-        else:
-            levels = [[(p, ()) for p in providers] for providers in options]
         twins = self._twins(options)
         arranged = any(twin is not None for twin in twins)
         sharing = any(slot.shared for slot in slots)
         roots = facts.roots
-        for chosen in self._search(levels, facts, twins):
+        for chosen in self._search(self._levels(options, facts), facts, twins):
             allocations = self._allocations(chosen)
             placed = tuple([roots[p] for p, _, _ in allocations])
             if not (arranged or sharing):
@@ -111,6 +103,16 @@ class Search:
                 candidate = Candidate(allocations, self._mapped(picks), placed)
                 if not _repeated(candidate, picks, slots, seen):
                     yield candidate
+
+    def _levels(self, options: list[list[int]], facts: Facts) -> list[Level]:
+        """Each slot's options with what taking each adds up (nothing when
+        no class is asked for by two slots)."""
+        if not self._rooms_matter:
+            return [[(p, ()) for p in providers] for providers in options]
+        return [
+            [(p, self._needs(p, spec, facts.rooms)) for p in providers]
+            for spec, providers in zip(self.specs, options, strict=True)
+        ]
 
     @staticmethod
     def _needs(
@@ -157,20 +159,29 @@ class Search:
             room = rooms[key]
             if amount > room.left or amount > room.max_unit:
                 return None
-        if self.rules.isolate:
-            granular = [p for p, spec in zip(chosen, self.specs, strict=True) if spec.granular]
-            if len(set(granular)) != len(granular):
-                return None
-        if self.rules.one_provider_per_tree:
-            placed = {p for p, _ in used}
-            if len({facts.roots[p] for p in placed}) != len(placed):
-                return None
+        if self._shares_what_rules_forbid(chosen, used, facts):
+            return None
         if not all(self._allowed(level, chosen, facts) for level in self._checked):
             return None
         allocations = tuple([(p, rc, amount) for (p, rc), amount in sorted(used.items())])
         return Candidate(
             allocations, self._mapped(chosen), tuple([facts.roots[p] for p, _, _ in allocations])
         )
+
+    def _shares_what_rules_forbid(
+        self, chosen: list[int], used: dict[tuple[int, int], int], facts: Facts
+    ) -> bool:
+        """Whether two granular slots took one provider (``group_policy=isolate``)
+        or, before 1.29, two allocating providers are in one tree."""
+        if self.rules.isolate:
+            granular = [p for p, spec in zip(chosen, self.specs, strict=True) if spec.granular]
+            if len(set(granular)) != len(granular):
+                return True
+        if self.rules.one_provider_per_tree:
+            placed = {p for p, _ in used}
+            if len({facts.roots[p] for p in placed}) != len(placed):
+                return True
+        return False
 
     def _twins(self, options: list[list[int]]) -> list[int | None]:
         """For each slot, the earlier slot it is interchangeable with (or None)."""
@@ -186,26 +197,11 @@ class Search:
     @staticmethod
     def _arrangements(chosen: list[int], twins: list[int | None]) -> Iterator[list[int]]:
         """``chosen`` with each run of twins' picks permuted in every distinct way."""
-        runs: dict[int, list[int]] = {}
-        for i, twin in enumerate(twins):
-            if twin is not None:
-                runs.setdefault(twin, [twin]).append(i)
-                runs[i] = runs.pop(twin)
+        runs = _twin_runs(twins)
         if not runs:
             yield chosen
             return
-        orders: list[tuple[slice | list[int], Iterable[tuple[int, ...]]]] = []
-        for run in runs.values():
-            picked = [chosen[i] for i in run]
-            ways: Iterable[tuple[int, ...]] = (
-                permutations(picked)
-                if len(set(picked)) == len(picked)
-                else sorted(set(permutations(picked)))
-            )
-            if run == list(range(run[0], run[-1] + 1)):
-                orders.append((slice(run[0], run[-1] + 1), ways))
-            else:
-                orders.append((run, ways))
+        orders = [_orders(run, [chosen[i] for i in run]) for run in runs]
         arranged = list(chosen)
         where, distinct = orders[0]
         if len(orders) == 1 and isinstance(where, slice):
@@ -222,7 +218,9 @@ class Search:
                         arranged[i] = p
             yield arranged
 
-    def _search(
+    # The hot loop, kept whole on purpose (see its docstring): splitting it
+    # costs a call per option visited.
+    def _search(  # noqa: C901, PLR0915
         self, levels: list[Level], facts: Facts, twins: list[int | None]
     ) -> Iterator[list[int]]:
         """Iterative backtracking; ``pos[i]`` is the option taken at level ``i``
@@ -339,6 +337,32 @@ def _repeated(
             return True
         seen.add(candidate.key)
     return False
+
+
+def _twin_runs(twins: list[int | None]) -> list[list[int]]:
+    """The slots of each chain of twins (see ``Search._twins``), in slot order."""
+    runs: dict[int, list[int]] = {}
+    for i, twin in enumerate(twins):
+        if twin is not None:
+            runs.setdefault(twin, [twin]).append(i)
+            runs[i] = runs.pop(twin)
+    return list(runs.values())
+
+
+def _orders(
+    run: list[int], picked: list[int]
+) -> tuple[slice | list[int], Iterable[tuple[int, ...]]]:
+    """Where a run of twin slots sits in a combination (a slice when the
+    slots are adjacent, assigned in one step) and every distinct order of
+    their ``picked`` providers."""
+    ways: Iterable[tuple[int, ...]] = (
+        permutations(picked)
+        if len(set(picked)) == len(picked)
+        else sorted(set(permutations(picked)))
+    )
+    if run == list(range(run[0], run[-1] + 1)):
+        return slice(run[0], run[-1] + 1), ways
+    return run, ways
 
 
 def _give_back(used: dict[tuple[int, int], int], needs: tuple[Need, ...]) -> None:

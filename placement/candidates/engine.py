@@ -47,6 +47,7 @@ from placement.candidates.model import (
     Shape,
     Stop,
     TraitIds,
+    Trees,
     Window,
 )
 from placement.candidates.request import CandidateRequest
@@ -106,13 +107,7 @@ def _find(engine: Engine, request: CandidateRequest, settings: Settings) -> byte
         if isinstance(plan, Stop):
             metrics.candidates_returned(0)
             return output.EMPTY
-        windowed = not settings.breadth_first and (
-            settings.max_candidates >= 0 or (request.limit is not None and not settings.randomize)
-        )
-        stream = _stream(conn, plan, windowed=windowed, breadth_first=settings.breadth_first)
-        if settings.max_candidates >= 0:
-            stream = islice(stream, settings.max_candidates)
-        kept, used_by_tree = _select(stream, request, settings)
+        kept, used_by_tree = _select(_limited(conn, plan, request, settings), request, settings)
         metrics.candidates_returned(len(kept))
         if not kept:
             return output.EMPTY
@@ -123,12 +118,38 @@ def _find(engine: Engine, request: CandidateRequest, settings: Settings) -> byte
         shown = {p for p, provider in trees.providers.items() if provider.root in roots}
     else:
         shown = set().union(*(used_by_tree[root] for root in roots))
+    return _body(
+        plan,
+        request,
+        kept,
+        trees,
+        summaries.text(trees, shown, request.version, request.requested_classes),
+    )
+
+
+def _limited(
+    conn: Connection, plan: Plan, request: CandidateRequest, settings: Settings
+) -> Iterator[Candidate]:
+    """The candidates of ``plan`` up to ``[placement] max_allocation_candidates``,
+    found a window of trees at a time when fewer than all are wanted."""
+    windowed = not settings.breadth_first and (
+        settings.max_candidates >= 0 or (request.limit is not None and not settings.randomize)
+    )
+    stream = _stream(conn, plan, windowed=windowed, breadth_first=settings.breadth_first)
+    if settings.max_candidates >= 0:
+        return islice(stream, settings.max_candidates)
+    return stream
+
+
+def _body(
+    plan: Plan, request: CandidateRequest, kept: list[Candidate], trees: Trees, text: str
+) -> bytes:
+    """The answer: ``kept`` rendered beside the summaries' ``text``."""
     names = {
         class_id: name
         for group, wanted in zip(plan.groups, request.groups, strict=True)
         for (class_id, _), name in zip(group.amounts, wanted.resources, strict=True)
     }
-    text = summaries.text(trees, shown, request.version, request.requested_classes)
     if plan.one_provider_each:
         group = plan.groups[0]
         return output.one_provider_body(

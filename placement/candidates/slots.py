@@ -10,8 +10,9 @@ the way, into one value per window that no later step changes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import TypeVar
 
 from sqlalchemy.engine import Connection
 
@@ -27,6 +28,9 @@ from placement.candidates.model import (
     WindowOptions,
 )
 from placement.candidates.trees import ancestry, sharing_anchors
+
+#: A group query's row: either kind shares the fields :func:`_add_shared` reads.
+_Row = TypeVar("_Row", ProviderRow, ClassRow)
 
 
 def sharing_rows(
@@ -113,13 +117,9 @@ def _add_provider_rows(
     for row in query.provider_rows(conn, group, window=window, summed=summed):
         add(row, row.root)
     if shared:
+        slot.shared.update(row.provider for row in shared)
         served = sharing_anchors(conn, [row.provider for row in shared], window)
-        for row in shared:
-            slot.shared.add(row.provider)
-            facts.roots[row.provider] = row.root
-            for anchor in served.get(row.provider, ()):
-                if anchor != row.root:
-                    add(row, anchor)
+        _add_shared(shared, served, facts, add)
         for providers in slot.choices.values():
             providers.sort()
 
@@ -161,15 +161,25 @@ def _add_class_rows(
     for row in query.class_rows(conn, group, window=window, summed=summed):
         add(row, row.root)
     if shared:
+        for row in shared:
+            by_class[row.resource_class].shared.add(row.provider)
         served = sharing_anchors(
             conn, {row.provider for row in shared}, window, group.aggregates.forbidden
         )
-        for row in shared:
-            by_class[row.resource_class].shared.add(row.provider)
-            facts.roots[row.provider] = row.root
-            for anchor in served.get(row.provider, ()):
-                if anchor != row.root:
-                    add(row, anchor)
+        _add_shared(shared, served, facts, add)
         for slot in by_class.values():
             for providers in slot.choices.values():
                 providers.sort()
+
+
+def _add_shared(
+    rows: list[_Row], served: dict[int, set[int]], facts: Facts, add: Callable[[_Row, int], None]
+) -> None:
+    """Sharing ``rows``: each provider is an option at every tree it serves
+    (``served``, from :func:`sharing_anchors`) besides its own, whose rows
+    the group's tree query gave already."""
+    for row in rows:
+        facts.roots[row.provider] = row.root
+        for anchor in served.get(row.provider, ()):
+            if anchor != row.root:
+                add(row, anchor)

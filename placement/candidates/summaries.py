@@ -276,9 +276,23 @@ def _load(conn: Connection, known: Known, trees: Trees, reads: _Reads, ids: list
     """Read the providers ``ids`` (with usage and class names: one statement
     when all are known), then the inventories and traits of those not yet
     known, a chunk at a time."""
+    read = _Details({}, {}, {}, {})
+    kept, unknown = _read_providers(conn, known, trees, reads, ids, read)
+    for batch in chunks(unknown, CHUNK):
+        for id_, kind, text in all_rows(conn, reads.details, {"missing": batch}):
+            read[kind][id_] = text
+    _learn(known, unknown, read, kept)
+    _show(trees, kept, read)
+
+
+def _read_providers(
+    conn: Connection, known: Known, trees: Trees, reads: _Reads, ids: list[int], read: _Details
+) -> tuple[dict[int, Details], dict[int, tuple[str, str | None]]]:
+    """Put the providers ``ids`` in ``trees`` and their usage and class
+    names in ``read``; return the details kept of those known and the uuid
+    and incarnation of the others."""
     kept: dict[int, Details] = {}
     unknown: dict[int, tuple[str, str | None]] = {}
-    read = _Details({}, {}, {}, {})
     for id_, kind, text, incarnation, generation, parent, root in all_rows(
         conn, reads.providers, {"ids": ids}
     ):
@@ -291,9 +305,17 @@ def _load(conn: Connection, known: Known, trees: Trees, reads: _Reads, ids: list
             unknown[id_] = (text, incarnation)
         else:
             kept[id_] = details
-    for batch in chunks(unknown, CHUNK):
-        for id_, kind, text in all_rows(conn, reads.details, {"missing": batch}):
-            read[kind][id_] = text
+    return kept, unknown
+
+
+def _learn(
+    known: Known,
+    unknown: dict[int, tuple[str, str | None]],
+    read: _Details,
+    kept: dict[int, Details],
+) -> None:
+    """Parse the inventories and traits ``read`` of the ``unknown``
+    providers into ``kept``, and keep them in ``known``."""
     # Providers of one model read the same texts: each is parsed once.
     parsed_inventories: dict[str, tuple[tuple[int, int], ...]] = {}
     parsed_traits: dict[str, tuple[str, ...]] = {"": ()}
@@ -310,7 +332,6 @@ def _load(conn: Connection, known: Known, trees: Trees, reads: _Reads, ids: list
         if traits is None:
             traits = parsed_traits[traits_text] = _trait_names(traits_text)
         kept[id_] = known.put(id_, Details(uuid, int(generation), incarnation, resources, traits))
-    _show(trees, kept, read)
 
 
 def _show(trees: Trees, kept: dict[int, Details], read: _Details) -> None:
@@ -357,7 +378,11 @@ def _trait_names(text: str) -> tuple[str, ...]:
     return tuple(name for _, name in sorted(pairs, key=lambda pair: int(pair[0])))
 
 
-def text(trees: Trees, shown: Iterable[int], version: mv.Version, requested: set[str]) -> str:
+# One loop over the providers shown, kept inline on purpose: a call per
+# provider costs more than the formatting saves (see the docstring).
+def text(  # noqa: PLR0915
+    trees: Trees, shown: Iterable[int], version: mv.Version, requested: set[str]
+) -> str:
     """The ``provider_summaries`` object for the providers ``shown``, as JSON
     text written directly: the summaries are most of a big answer, and
     formatting them is twice as fast as building dicts and encoding them."""

@@ -97,16 +97,11 @@ def db_online_data_migrations(conf: cfg.ConfigOpts, args: Any) -> int:
     progress); 127 a ``--max-count`` that is not a positive integer.
     """
     limited = args.max_count is not None
-    if limited:
-        try:
-            max_count = int(args.max_count)
-        except ValueError:
-            max_count = 0
-        if max_count < 1:
-            print("Must supply a positive value for max_count")
-            return 127
-    else:
-        max_count = 50
+    max_count = _batch_size(args.max_count)
+    if max_count is None:
+        print("Must supply a positive value for max_count")
+        return 127
+    if not limited:
         print(f"Running batches of {max_count} until complete")
     owner = online_migrations.IncompleteOwner(
         conf.placement.incomplete_consumer_project_id, conf.placement.incomplete_consumer_user_id
@@ -119,14 +114,30 @@ def db_online_data_migrations(conf: cfg.ConfigOpts, args: Any) -> int:
             )
             if limited or not ran:
                 break
-    table = prettytable.PrettyTable(["Migration", "Total Found", "Completed"])
-    for name, (found, done) in totals.items():
-        table.add_row([name, found, done])
-    print(table)
+    _print_totals(totals)
     if failed and not (limited and ran):
         print("Some migrations failed unexpectedly. Check log for details.")
         return 2
     return 1 if ran else 0
+
+
+def _batch_size(max_count: str | None) -> int | None:
+    """Rows per batch: ``--max-count`` (None unless a positive integer), else 50."""
+    if max_count is None:
+        return 50
+    try:
+        size = int(max_count)
+    except ValueError:
+        return None
+    return size if size >= 1 else None
+
+
+def _print_totals(totals: dict[str, list[int]]) -> None:
+    """Each migration's rows found and migrated, as upstream's table."""
+    table = prettytable.PrettyTable(["Migration", "Total Found", "Completed"])
+    for name, (found, done) in totals.items():
+        table.add_row([name, found, done])
+    print(table)
 
 
 def _online_migration_batch(

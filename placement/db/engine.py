@@ -278,6 +278,13 @@ def _sqlite_engine(
     ]
     if not memory:
         pragmas.append("PRAGMA journal_mode = WAL")
+    _take_transactions_from_pysqlite(engine, pragmas)
+    return engine
+
+
+def _take_transactions_from_pysqlite(engine: Engine, pragmas: list[str]) -> None:
+    """Run ``pragmas`` on each new connection and have SQLAlchemy, not
+    pysqlite, begin transactions (``BEGIN IMMEDIATE`` for writers that ask)."""
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
@@ -294,8 +301,6 @@ def _sqlite_engine(
     def _on_begin(conn: sqlalchemy.Connection) -> None:
         mode = conn.get_execution_options().get(SQLITE_BEGIN_OPTION, "DEFERRED")
         conn.exec_driver_sql("BEGIN IMMEDIATE" if mode == "IMMEDIATE" else "BEGIN")
-
-    return engine
 
 
 #: Bytes a ``GROUP_CONCAT`` may return (MySQL's default, 1024, would cut a

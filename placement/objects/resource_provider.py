@@ -165,35 +165,20 @@ def create_provider(
 
     if not name:
         raise fail("name is required")
+    if parent_uuid == uuid:
+        raise fail(
+            "parent provider UUID cannot be same as UUID. Please set parent "
+            "provider UUID to None if there is no parent."
+        )
 
     def run(conn: Connection) -> Provider:
         parent = None
         if parent_uuid is not None:
-            if parent_uuid == uuid:
-                raise fail(
-                    "parent provider UUID cannot be same as UUID. Please set parent "
-                    "provider UUID to None if there is no parent."
-                )
             parent = get_by_uuid(conn, parent_uuid)
             if parent is None:
                 raise fail("parent provider UUID does not exist.")
         _check_unique(conn, name, uuid)
-        provider_id = inserted_id(
-            conn.execute(
-                insert(_RP).values(
-                    uuid=uuid,
-                    name=name,
-                    generation=0,
-                    parent_provider_id=parent.id if parent else None,
-                    root_provider_id=parent.root_provider_id if parent else None,
-                )
-            )
-        )
-        if parent is None:
-            conn.execute(
-                update(_RP).where(_RP.c.id == provider_id).values(root_provider_id=provider_id)
-            )
-        return _written(conn, uuid)
+        return _insert(conn, name, uuid, parent)
 
     try:
         return db.run_in_transaction(engine, run, write=True)
@@ -202,6 +187,27 @@ def create_provider(
         with db.reader(engine) as conn:
             _check_unique(conn, name, uuid)
         raise
+
+
+def _insert(conn: Connection, name: str, uuid: str, parent: Provider | None) -> Provider:
+    """Insert the provider under ``parent`` (a root is its own root: set once
+    its id is known)."""
+    provider_id = inserted_id(
+        conn.execute(
+            insert(_RP).values(
+                uuid=uuid,
+                name=name,
+                generation=0,
+                parent_provider_id=parent.id if parent else None,
+                root_provider_id=parent.root_provider_id if parent else None,
+            )
+        )
+    )
+    if parent is None:
+        conn.execute(
+            update(_RP).where(_RP.c.id == provider_id).values(root_provider_id=provider_id)
+        )
+    return _written(conn, uuid)
 
 
 def _check_unique(conn: Connection, name: str, uuid: str) -> None:
@@ -257,18 +263,7 @@ def update_provider(
             raise exceptions.ProviderNotFound(
                 f"No resource provider with uuid {provider.uuid} found", provider.uuid
             )
-        values: dict = {}
-        new_root = None
-        if parent_uuid is not KEEP_PARENT:
-            new_root, parent_id = _new_position(conn, current, parent_uuid, allow_reparenting, fail)
-            if parent_id != current.parent_provider_id:
-                values["parent_provider_id"] = parent_id
-        if name != current.name:
-            if conn.execute(
-                select(_RP.c.id).where(_RP.c.name == name, _RP.c.id != current.id)
-            ).first():
-                raise _duplicate(name)
-            values["name"] = name
+        values, new_root = _changes(conn, current, name, parent_uuid, allow_reparenting, fail)
         if values:
             conn.execute(update(_RP).where(_RP.c.id == current.id).values(**values))
         if new_root is not None and new_root != current.root_provider_id:
@@ -286,6 +281,29 @@ def update_provider(
             ).first():
                 raise _duplicate(name) from None
         raise fail("update", "parent provider UUID does not exist.") from None
+
+
+def _changes(
+    conn: Connection,
+    current: Provider,
+    name: str,
+    parent_uuid: str | None | Literal[_Keep.PARENT],
+    allow_reparenting: bool,
+    fail: Callable[[str, str], exceptions.InvalidProvider],
+) -> tuple[dict[str, object], int | None]:
+    """The columns of ``current`` to set, and its tree's new root id if it moves
+    (checked as :func:`update_provider` says)."""
+    values: dict[str, object] = {}
+    new_root = None
+    if parent_uuid is not KEEP_PARENT:
+        new_root, parent_id = _new_position(conn, current, parent_uuid, allow_reparenting, fail)
+        if parent_id != current.parent_provider_id:
+            values["parent_provider_id"] = parent_id
+    if name != current.name:
+        if conn.execute(select(_RP.c.id).where(_RP.c.name == name, _RP.c.id != current.id)).first():
+            raise _duplicate(name)
+        values["name"] = name
+    return values, new_root
 
 
 def _duplicate(taken: str) -> exceptions.DuplicateProvider:
@@ -346,27 +364,8 @@ def delete_provider(engine: Engine, uuid: str) -> None:
     """Delete a leaf provider without allocations, with its inventories,
     trait and aggregate associations."""
 
-    def has_children(conn: Connection, provider_id: int) -> bool:
-        return (
-            conn.execute(
-                select(_RP.c.id).where(_RP.c.parent_provider_id == provider_id).limit(1)
-            ).first()
-            is not None
-        )
-
     def run(conn: Connection) -> None:
-        provider = get_by_uuid(conn, uuid)
-        if provider is None:
-            raise exceptions.ProviderNotFound(
-                f"No resource provider with uuid {uuid} found for delete", uuid
-            )
-        if has_children(conn, provider.id):
-            raise exceptions.ProviderHasChildren(uuid)
-        alloc = tables.allocations
-        if conn.execute(
-            select(alloc.c.id).where(alloc.c.resource_provider_id == provider.id).limit(1)
-        ).first():
-            raise exceptions.ProviderInUse(uuid)
+        provider = _deletable(conn, uuid)
         for table in (
             tables.inventories,
             tables.resource_provider_aggregates,
@@ -382,6 +381,25 @@ def delete_provider(engine: Engine, uuid: str) -> None:
     except sqlalchemy.exc.IntegrityError:
         # A child was attached after our check.
         raise exceptions.ProviderHasChildren(uuid) from None
+
+
+def _deletable(conn: Connection, uuid: str) -> Provider:
+    """The provider ``uuid``, refused if it is missing, has children or holds allocations."""
+    provider = get_by_uuid(conn, uuid)
+    if provider is None:
+        raise exceptions.ProviderNotFound(
+            f"No resource provider with uuid {uuid} found for delete", uuid
+        )
+    if conn.execute(
+        select(_RP.c.id).where(_RP.c.parent_provider_id == provider.id).limit(1)
+    ).first():
+        raise exceptions.ProviderHasChildren(uuid)
+    alloc = tables.allocations
+    if conn.execute(
+        select(alloc.c.id).where(alloc.c.resource_provider_id == provider.id).limit(1)
+    ).first():
+        raise exceptions.ProviderInUse(uuid)
+    return provider
 
 
 # --- list ----------------------------------------------------------------------
@@ -424,38 +442,53 @@ def list_providers(engine: Engine, wanted: ProviderFilters) -> list[Provider]:
             if tree is None:
                 return []
             query = query.where(_RP.c.root_provider_id == tree.root_provider_id)
-        if wanted.traits is not None:
-            required = conditions.has_traits(
-                _RP.c.id,
-                conditions.trait_ids(
-                    conn, filters.TraitFilter(wanted.traits.required), message=_TRAIT_MESSAGE
-                ),
-            )
-            if required and not conditions.anyone(conn, *required):
+        for conditions_of in (_trait_conditions, _aggregate_conditions):
+            found = conditions_of(conn, wanted)
+            if found is None:
                 return []
-            forbidden = filters.TraitFilter(forbidden=wanted.traits.forbidden)
-            query = query.where(
-                *required,
-                *conditions.has_traits(
-                    _RP.c.id, conditions.trait_ids(conn, forbidden, message=_TRAIT_MESSAGE)
-                ),
-            )
-        if wanted.member_of is not None:
-            aggregates = conditions.aggregate_ids(conn, wanted.member_of)
-            required = conditions.in_aggregates(
-                _RP.c.id, filters.AggregateFilter(aggregates.member_of)
-            )
-            if required and not conditions.anyone(conn, *required):
-                return []
-            query = query.where(
-                *required,
-                *conditions.in_aggregates(
-                    _RP.c.id, filters.AggregateFilter(forbidden=aggregates.forbidden)
-                ),
-            )
+            query = query.where(*found)
         if wanted.resources:
             query = query.where(*_capacity_conditions(conn, wanted.resources))
         return _providers(conn, query)
+
+
+def _trait_conditions(conn: Connection, wanted: ProviderFilters) -> list | None:
+    """The conditions of ``wanted``'s traits; None when no provider at all
+    has the required ones (the search ends there, as upstream's does)."""
+    if wanted.traits is None:
+        return []
+    required = conditions.has_traits(
+        _RP.c.id,
+        conditions.trait_ids(
+            conn, filters.TraitFilter(wanted.traits.required), message=_TRAIT_MESSAGE
+        ),
+    )
+    if required and not conditions.anyone(conn, *required):
+        return None
+    forbidden = filters.TraitFilter(forbidden=wanted.traits.forbidden)
+    return [
+        *required,
+        *conditions.has_traits(
+            _RP.c.id, conditions.trait_ids(conn, forbidden, message=_TRAIT_MESSAGE)
+        ),
+    ]
+
+
+def _aggregate_conditions(conn: Connection, wanted: ProviderFilters) -> list | None:
+    """The conditions of ``wanted``'s ``member_of``; None when no provider at
+    all is in the required aggregates."""
+    if wanted.member_of is None:
+        return []
+    aggregates = conditions.aggregate_ids(conn, wanted.member_of)
+    required = conditions.in_aggregates(_RP.c.id, filters.AggregateFilter(aggregates.member_of))
+    if required and not conditions.anyone(conn, *required):
+        return None
+    return [
+        *required,
+        *conditions.in_aggregates(
+            _RP.c.id, filters.AggregateFilter(forbidden=aggregates.forbidden)
+        ),
+    ]
 
 
 def _capacity_conditions(conn: Connection, amounts: dict[str, int]) -> list:
