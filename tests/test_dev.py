@@ -42,3 +42,28 @@ def test_conformance_without_the_harness_says_where_it_looked(tmp_path):
     done = _run_dev("conformance", PLACEMENT_CONFORMANCE_DIR=str(tmp_path))
     assert done.returncode == 2
     assert f"no harness at {tmp_path}" in done.stderr
+
+
+def _size_findings(path: str, source: str) -> str:
+    """What ``dev.py lint``'s ruff (our pyproject.toml) says of ``source`` at ``path``."""
+    ruff = Path(sys.executable).parent / "ruff"
+    found = subprocess.run(
+        [str(ruff), "check", "--output-format", "concise", "--stdin-filename", path, "-"],
+        cwd=ROOT,
+        input=source,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    return found.stdout
+
+
+def test_lint_refuses_big_functions_in_the_package_only():
+    """The size rule's limits come from pyproject.toml (ruff's defaults would
+    let both functions below through) and spare tests and benchmarks."""
+    long = "def f(x):\n" + "".join(f"    x += {i}\n" for i in range(21)) + "    return x\n"
+    branchy = "def g(x):\n" + "".join(f"    if x == {i}:\n        return {i}\n" for i in range(8))
+    package = _size_findings("placement/example.py", long + "\n\n" + branchy)
+    assert "PLR0915" in package and "C901" in package
+    spared = _size_findings("tests/example.py", long + "\n\n" + branchy)
+    assert "PLR0915" not in spared and "C901" not in spared
