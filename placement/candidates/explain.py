@@ -175,7 +175,7 @@ def _trees(
     if window is None:
         return []
     shared = [slots.sharing_rows(conn, group, plan) for group in plan.groups]
-    options = slots.gather(conn, plan, window, shared, partial=True)
+    options = slots.gather(conn, _by_class(plan), window, shared, partial=True)
     assert options is not None
     stages = _stages(plan.specs, plan.rules)
     anchors = set(options.anchors)
@@ -204,6 +204,18 @@ def _roots(conn: Connection, root_traits: TraitIds) -> list[tuple[int, bool]]:
         select(_RP.c.id, column).where(_RP.c.parent_provider_id.is_(None)).order_by(_RP.c.id)
     )
     return [(root, bool(ok)) for root, ok in conn.execute(statement)]
+
+
+def _by_class(plan: Plan) -> Plan:
+    """``plan`` gathered class by class even on a flat deployment.
+
+    The engine's flat shortcut keeps only providers serving the whole
+    unsuffixed group, so a tree short of one class would have no option for
+    any: the explanation could not say which class does not fit.
+    """
+    if not plan.shape.flat:
+        return plan
+    return replace(plan, shape=replace(plan.shape, nested=True))
 
 
 def _stages(specs: tuple, rules: Rules) -> list[tuple[str, Search]]:
@@ -256,14 +268,22 @@ def _missing(
     options: WindowOptions,
     shared: list[list],
 ) -> Explanation:
-    """The first slot with no option in the tree, and why."""
+    """The first group with a slot with no option in the tree, and why; for
+    the unsuffixed group, every class no provider there serves is named."""
     spec = next(slot.spec for slot in options.slots if root not in slot.choices)
     where = next(i for i, group in enumerate(plan.groups) if group.suffix == spec.suffix)
     group, asked = plan.groups[where], groups[where]
     class_name = None
+    what = _label(asked.suffix)
     if not spec.granular:
-        class_name = list(asked.resources)[[c for c, _ in group.amounts].index(spec.amounts[0][0])]
-    what = _label(asked.suffix) + (f" ({class_name})" if class_name else "")
+        names = dict(zip((c for c, _ in group.amounts), asked.resources, strict=True))
+        missing = [
+            names[slot.spec.amounts[0][0]]
+            for slot in options.slots
+            if not slot.spec.granular and root not in slot.choices
+        ]
+        class_name = missing[0]
+        what += f" ({', '.join(missing)})"
     if group.tree is not None and group.tree != root:
         return Explanation(
             "tree",

@@ -153,6 +153,27 @@ def test_unknown_names_are_the_candidates_error(db_engine, seeded):
         _explain(db_engine, seeded, "resources=CUSTOM_NOPE:1")
 
 
+def test_a_tree_verdict_names_the_class_that_does_not_fit(db_engine):
+    """Three trees with VCPU to spare and MEMORY_MB used up: both the provider
+    and the tree verdicts name MEMORY_MB, never VCPU."""
+    world = World()
+    for _ in range(3):
+        world.add(
+            inventories={"VCPU": Inventory(64), "MEMORY_MB": Inventory(8192)},
+            used={"MEMORY_MB": 8192},
+        )
+    write(db_engine, world)
+    try:
+        found = _explain(db_engine, world, "resources=VCPU:40,MEMORY_MB:4096")["explanations"]
+    finally:
+        erase(db_engine, world)
+    trees = [e for e in found if e["level"] == "tree"]
+    assert [(e["rule"], e["resource_class"]) for e in trees] == [("no_provider", "MEMORY_MB")] * 3
+    assert all("(MEMORY_MB)" in e["detail"] and "VCPU" not in e["detail"] for e in trees)
+    providers = [e for e in found if e["level"] == "provider"]
+    assert {(e["rule"], e["resource_class"]) for e in providers} == {("capacity", "MEMORY_MB")}
+
+
 def test_numbers_of_capacity(db_engine, seeded):
     found = _explain(db_engine, seeded, "resources=VCPU:2")["explanations"]
     (capacity,) = [e for e in found if e["rule"] == "capacity"]
