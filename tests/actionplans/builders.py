@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from placement.actionplans.action_types import names
 from placement.actionplans.model import Plan, ProposedAction
 
 
@@ -9,27 +10,27 @@ def migrate(instance: str, source: str, destination: str | None = None) -> Propo
     params = {"resource_id": instance, "migration_type": "live", "source_node": source}
     if destination is not None:
         params["destination_node"] = destination
-    return ProposedAction("migrate", params)
+    return ProposedAction(names.MIGRATE, params)
 
 
 def resize(instance: str, flavor: str = "m1.large") -> ProposedAction:
-    return ProposedAction("resize", {"resource_id": instance, "flavor": flavor})
+    return ProposedAction(names.RESIZE, {"resource_id": instance, "flavor": flavor})
 
 
 def service_state(host: str, state: str) -> ProposedAction:
-    return ProposedAction("change_nova_service_state", {"resource_id": host, "state": state})
+    return ProposedAction(names.CHANGE_NOVA_SERVICE_STATE, {"resource_id": host, "state": state})
 
 
 def power_down(host: str) -> ProposedAction:
-    return ProposedAction("turn_host_to_acpi_s3_state", {"resource_id": host})
+    return ProposedAction(names.TURN_HOST_TO_ACPI_S3_STATE, {"resource_id": host})
 
 
 def sleep(duration: float = 1) -> ProposedAction:
-    return ProposedAction("sleep", {"duration": duration})
+    return ProposedAction(names.SLEEP, {"duration": duration})
 
 
 def nop(message: str | None = "hi") -> ProposedAction:
-    return ProposedAction("nop", {"message": message})
+    return ProposedAction(names.NOP, {"message": message})
 
 
 def of_type(action_type: str, n: int) -> list[ProposedAction]:
