@@ -59,26 +59,40 @@ def plan(
     parents: dict[int, list[int]] = {}
     for index in order:
         action = actions[index]
-        params = action.input_parameters
-        found: list[int] = []
-        if action.action_type == MIGRATE:
-            recorded.setdefault(params["resource_id"], []).append(index)
-            recorded.setdefault(params["source_node"], []).append(index)
-        elif action.action_type == RESIZE:
-            found = list(recorded.get(params["resource_id"], ()))
-            host = _host_of_resize(params["resource_id"], current_host)
-            recorded.setdefault(host, []).append(index)
-        elif action.action_type == CHANGE_NOVA_SERVICE_STATE:
-            recorded.setdefault(params["resource_id"], []).append(index)
-        elif action.action_type == TURN_HOST_TO_ACPI_S3_STATE:
-            found = _power_down_parents(recorded.get(params["resource_id"], []), actions, parents)
+        found = _upstream_parents(index, actions, recorded, parents, current_host)
         if options.action_types[action.action_type].acts_on_instance:
-            previous = last_on_instance.get(params["resource_id"])
+            instance = action.input_parameters["resource_id"]
+            previous = last_on_instance.get(instance)
             if previous is not None and previous not in found:
                 found.append(previous)
-            last_on_instance[params["resource_id"]] = index
+            last_on_instance[instance] = index
         parents[index] = found
     return Plan(tuple(PlannedAction(i, actions[i], tuple(parents[i])) for i in order))
+
+
+def _upstream_parents(
+    index: int,
+    actions: Sequence[ProposedAction],
+    recorded: dict[str, list[int]],
+    parents: dict[int, list[int]],
+    current_host: CurrentHost | None,
+) -> list[int]:
+    """Upstream's parents of action ``index``; records it under the keys it touches."""
+    action = actions[index]
+    params = action.input_parameters
+    if action.action_type == MIGRATE:
+        recorded.setdefault(params["resource_id"], []).append(index)
+        recorded.setdefault(params["source_node"], []).append(index)
+    elif action.action_type == RESIZE:
+        found = list(recorded.get(params["resource_id"], ()))
+        host = _host_of_resize(params["resource_id"], current_host)
+        recorded.setdefault(host, []).append(index)
+        return found
+    elif action.action_type == CHANGE_NOVA_SERVICE_STATE:
+        recorded.setdefault(params["resource_id"], []).append(index)
+    elif action.action_type == TURN_HOST_TO_ACPI_S3_STATE:
+        return _power_down_parents(recorded.get(params["resource_id"], []), actions, parents)
+    return []
 
 
 def _power_down_parents(
