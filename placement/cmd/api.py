@@ -10,8 +10,9 @@ stderr. The WSGI application and the other commands refuse to start without
 a database. Because noauth2 trusts any token, binding a non-loopback address
 with it needs ``--allow-insecure-bind``. The embedded default also runs one
 ``placement-applier`` beside the server (a child process reading the same
-configuration, stopped with the server), so a started action plan is applied
-with nothing else running; ``--applier`` / ``--no-applier`` override that.
+configuration, started again when it dies, stopped with the server), so a
+started action plan is applied with nothing else running; ``--applier`` /
+``--no-applier`` override that.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from oslo_config import cfg
 
 from placement import conf as placement_conf
 from placement import logs, monitoring_opts
+from placement.cmd import supervisor
 
 
 class _Server(BaseApplication):
@@ -108,6 +110,16 @@ def _start_applier(config_args: list[str], database_url: str) -> subprocess.Pope
     )
 
 
+def _supervised_applier(
+    rest: list[str], conf: cfg.ConfigOpts, config_files: list[str] | None
+) -> supervisor.Supervisor:
+    """An applier child reading our files and serving our database, started
+    again whenever it dies (else its started plans would stay ONGOING)."""
+    args = _applier_config_args(rest, conf, config_files)
+    database = placement_conf.database_url(conf)
+    return supervisor.Supervisor("placement-applier", lambda: _start_applier(args, database))
+
+
 def console_url(host: str, port: int) -> str:
     """Where a browser opens the web console of a server bound to ``host:port``."""
     shown = f"[{host}]" if ":" in host else host
@@ -130,15 +142,6 @@ def _announce_embedded(path: str, strategy: str, console: str) -> None:
         rule,
     ]
     print("\n".join(lines), file=sys.stderr, flush=True)
-
-
-def _stop_applier(applier: subprocess.Popen) -> None:
-    applier.terminate()
-    try:
-        applier.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        applier.kill()
-        applier.wait()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -173,16 +176,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"placement-api: {exc}", file=sys.stderr)
         return 2
     run_applier = embedded is not None if args.applier is None else args.applier
-    applier_args = _applier_config_args(rest, conf, config_files)
-    applier = (
-        _start_applier(applier_args, placement_conf.database_url(conf)) if run_applier else None
-    )
+    applier = _supervised_applier(rest, conf, config_files) if run_applier else None
     master = os.getpid()
     try:
         _serve(conf, args, hooks.settings())
     finally:
         if applier is not None and os.getpid() == master:  # not in a forked worker
-            _stop_applier(applier)
+            applier.stop()
     return 0
 
 
