@@ -3,7 +3,7 @@
 The object layer writes these as rows, in this order: upstream's entry-point order
 (alphabetical), hence the default list order. Goals are declared in ``goals.py``,
 each strategy in its own module under ``strategies/``; only strategies this service
-can run are listed (PLANNER.md section 4: a strategy's planner, or None when the
+can run are listed (doc/planner.md §4: a strategy's planner, or None when the
 configuration or the audit chooses).
 """
 

@@ -1,4 +1,4 @@
-"""The applier's scheduling rules, on a plan's actions as plain values (PLANNER.md section 6).
+"""The applier's scheduling rules, on a plan's actions as plain values (doc/planner.md §6).
 
 An action may start once every parent has *finished*: SUCCEEDED or SKIPPED (a
 skipped parent does not block its children). A FAILED action blocks its whole
@@ -61,6 +61,38 @@ def ready(steps: Iterable[Step]) -> list[str]:
     ]
 
 
+class _Blame:
+    """Why each action is blocked for good, worked out once per action."""
+
+    def __init__(self, by_uuid: Mapping[str, Step]) -> None:
+        self._by_uuid = by_uuid
+        self._known: dict[str, str | None] = {}
+
+    def of(self, uuid: str) -> str | None:
+        """The message naming what blocks ``uuid`` for good (its first blocking parent)."""
+        if uuid in self._known:
+            return self._known[uuid]
+        self._known[uuid] = None  # guards against a cycle in bad data
+        reasons = (self._through(parent) for parent in self._by_uuid[uuid].parents)
+        found = next((reason for reason in reasons if reason is not None), None)
+        self._known[uuid] = found
+        return found
+
+    def _through(self, parent: str) -> str | None:
+        """What ``parent`` passes down to its children: a failure, a cancel, or nothing."""
+        step = self._by_uuid.get(parent)
+        if step is None:
+            return None
+        if step.state == states.FAILED:
+            return parent_failed_message(parent)
+        if step.state not in (states.PENDING, states.CANCELLED):
+            return None
+        found = self.of(parent)
+        if found is None and step.state == states.CANCELLED:
+            return parent_cancelled_message(parent)
+        return found
+
+
 def cancelled_by_failure(steps: Iterable[Step]) -> dict[str, str]:
     """PENDING actions that can never run -> the status message naming why.
 
@@ -70,34 +102,12 @@ def cancelled_by_failure(steps: Iterable[Step]) -> dict[str, str]:
     elsewhere): the message names that action, so no plan waits forever.
     """
     by_uuid = {step.uuid: step for step in steps}
-    blame: dict[str, str | None] = {}
-
-    def why_blocked(uuid: str) -> str | None:
-        if uuid in blame:
-            return blame[uuid]
-        blame[uuid] = None  # guards against a cycle in bad data
-        found: str | None = None
-        for parent in by_uuid[uuid].parents:
-            parent_step = by_uuid.get(parent)
-            if parent_step is None:
-                continue
-            if parent_step.state == states.FAILED:
-                found = parent_failed_message(parent)
-            elif parent_step.state in (states.PENDING, states.CANCELLED):
-                found = why_blocked(parent)
-                if found is None and parent_step.state == states.CANCELLED:
-                    found = parent_cancelled_message(parent)
-            if found is not None:
-                break
-        blame[uuid] = found
-        return found
-
+    blame = _Blame(by_uuid)
     cancelled: dict[str, str] = {}
     for uuid, step in by_uuid.items():
-        if step.state == states.PENDING:
-            message = why_blocked(uuid)
-            if message is not None:
-                cancelled[uuid] = message
+        message = blame.of(uuid) if step.state == states.PENDING else None
+        if message is not None:
+            cancelled[uuid] = message
     return cancelled
 
 

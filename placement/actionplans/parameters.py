@@ -1,7 +1,7 @@
 """Audit parameters checked against a strategy's ``parameters_spec``, as upstream does.
 
 A JSON-Schema Draft 4 validator with two changes at every ``properties`` keyword,
-nested ones included (WATCHER_API.md section 3.3 step 6): a missing property that has a
+nested ones included (doc/watcher-api.md §3.3 step 6): a missing property that has a
 ``default`` gets it (and the defaults are what is stored), and when the ``properties``
 map is not empty, an instance key it does not list is refused, whatever
 ``additionalProperties`` says.

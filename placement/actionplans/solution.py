@@ -15,7 +15,7 @@ class Solution:
     A duplicate is an action of the same type whose parameters are equal as JSON
     values; the first one stays, so planners see each distinct action once.
     ``planner`` is the planner the strategy insists on, or None to let the
-    configuration decide (PLANNER.md section 4). ``parameters`` are the ones the
+    configuration decide (doc/planner.md §4). ``parameters`` are the ones the
     strategy ran with, its defaults filled in (``solve`` sets them).
     """
 

@@ -1,6 +1,6 @@
 """State names of audits, plans and actions, and the changes the API allows.
 
-The rules are data (PLANNER.md section 7, WATCHER_API.md section 3.5); the check
+The rules are data (doc/planner.md §7, doc/watcher-api.md §3.5); the check
 functions raise the typed errors whose text is upstream's.
 """
 

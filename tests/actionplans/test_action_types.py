@@ -51,7 +51,7 @@ def _refusal(action_type, params, before=()):
     return caught.value
 
 
-#: PLANNER.md sections 1 and 2: (weight, parallelization, workload_stabilization weight).
+#: doc/planner.md §1 and §2: (weight, parallelization, workload_stabilization weight).
 UPSTREAM_DEFAULTS = {
     "turn_host_to_acpi_s3_state": (10, 2, 0),
     "resize": (20, 2, 1),

@@ -102,7 +102,7 @@ def test_only_the_capacity_strategies_need_a_world():
 
 
 def test_dummy_parameters_spec_is_upstreams():
-    # the JSON WATCHER_API.md section 4.2 says the API returns
+    # the JSON doc/watcher-api.md §4.2 says the API returns
     upstream = json.loads(
         '{"properties": {'
         '"para1": {"description": "number parameter example", "type": "number", '

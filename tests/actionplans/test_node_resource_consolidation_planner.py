@@ -1,4 +1,4 @@
-"""The node_resource_consolidation planner (PLANNER.md section 3)."""
+"""The node_resource_consolidation planner (doc/planner.md §3)."""
 
 import pytest
 

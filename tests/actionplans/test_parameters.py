@@ -1,4 +1,4 @@
-"""The strict audit-parameter validator (WATCHER_API.md section 3.3 step 6)."""
+"""The strict audit-parameter validator (doc/watcher-api.md §3.3 step 6)."""
 
 import pytest
 

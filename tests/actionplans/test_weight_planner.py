@@ -1,4 +1,4 @@
-"""The weight planner against PLANNER.md section 1's worked examples and rules."""
+"""The weight planner against doc/planner.md §1's worked examples and rules."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""The workload_stabilization planner against PLANNER.md section 2's examples."""
+"""The workload_stabilization planner against doc/planner.md §2's examples."""
 
 from dataclasses import replace
 

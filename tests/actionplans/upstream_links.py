@@ -1,6 +1,6 @@
 """A plainly written model of upstream Watcher's workload_stabilization links.
 
-It states PLANNER.md section 2 step by step, without our per-instance rule, so the
+It states doc/planner.md §2 step by step, without our per-instance rule, so the
 property tests can check that our plan's happens-before order contains every link
 upstream would make. Written for reading, not speed.
 """

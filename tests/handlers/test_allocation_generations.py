@@ -1,6 +1,6 @@
 """Provider and consumer generations after allocation writes and reshapes.
 
-One test per row of the generation rules (SEMANTICS § 2): which writes move
+One test per row of the generation rules: which writes move
 which provider's generation, and how consumer generations start, move and
 restart.
 """

@@ -1,8 +1,8 @@
 """The built-in action types, one declaration each.
 
-Schemas are upstream's (PLANNER.md section 5) with its lower-case ``minlength`` /
+Schemas are upstream's (doc/planner.md §5) with its lower-case ``minlength`` /
 ``anyof`` / ``'None'`` typos fixed, so those constraints are really enforced. The
-weights and parallelizations are upstream's defaults (PLANNER.md sections 1 and 2):
+weights and parallelizations are upstream's defaults (doc/planner.md §1 and §2):
 ``[watcher_planners.*]`` options take their defaults from here.
 """
 

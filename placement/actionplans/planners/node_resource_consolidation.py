@@ -2,7 +2,7 @@
 
 Disables come first and have no parents; each source node's migrations form a chain
 that starts after every disable; enables wait for the last migration of every node
-(PLANNER.md section 3).
+(doc/planner.md §3).
 """
 
 from __future__ import annotations

@@ -38,7 +38,7 @@ def stabilization_weights(action_types: ActionTypes) -> dict[str, int]:
     }
 
 
-#: The defaults of the built-in types (PLANNER.md sections 1 and 2).
+#: The defaults of the built-in types (doc/planner.md §1 and §2).
 DEFAULT_WEIGHTS = weights(BUILTIN)
 DEFAULT_PARALLELIZATION = parallelization(BUILTIN)
 DEFAULT_STABILIZATION_WEIGHTS = stabilization_weights(BUILTIN)

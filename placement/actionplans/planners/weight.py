@@ -2,7 +2,7 @@
 
 Actions are grouped by weight value, heaviest group first, each group cut into
 chunks; every action of a chunk waits for the whole chunk before it. Resource ids
-are never looked at (PLANNER.md section 1).
+are never looked at (doc/planner.md §1).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The ``workload_stabilization`` planner: links only what touches the same thing.
 
-Upstream's links (PLANNER.md section 2): a resize waits for the earlier migrates of its
+Upstream's links (doc/planner.md §2): a resize waits for the earlier migrates of its
 instance; powering a host down (``turn_host_to_acpi_s3_state``) waits for the resizes
 and migrates recorded under that host. Ours adds one rule so the seed's "one action per
 instance at a time" holds: every action on an instance also waits for the previous
@@ -51,7 +51,7 @@ def plan(
     options: PlannerOptions,
     current_host: CurrentHost | None = None,
 ) -> Plan:
-    """Parents per PLANNER.md section 2, plus the previous action on the same instance."""
+    """Parents per doc/planner.md §2, plus the previous action on the same instance."""
     order = processing_order(actions, options.stabilization_weights, options.action_types)
     # key (instance uuid or host name) -> indices recorded under it, in processing order
     recorded: dict[str, list[int]] = {}

@@ -55,7 +55,7 @@ STRATEGY = Strategy(
                     "additionalProperties": True,
                 },
             },
-            # Ours (PLANNER.md section 4): the audit may name the planner of its plan.
+            # Ours (doc/planner.md §4): the audit may name the planner of its plan.
             "planner": {"type": "string", "enum": sorted(PLANNERS)},
         },
         "required": ["actions"],

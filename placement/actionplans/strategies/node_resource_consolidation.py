@@ -38,35 +38,41 @@ def _load(node: Node) -> float:
     return sum(node.usage.get(rc, 0) / cap for rc, cap in node.capacity.items() if cap > 0)
 
 
-def _moves(world: World) -> tuple[list[Node], list[tuple[Node, list[tuple[str, Node]]]]]:
+_Moves = list[tuple[str, Node]]
+
+
+def _emptying(
+    source: Node, targets: list[Node], trial: FreeCapacity, world: World
+) -> _Moves | None:
+    """Each of ``source``'s consumers with where it goes, taken from ``trial``; None if
+    some consumer fits nowhere (``trial`` is then half-spent: throw it away)."""
+    moves: _Moves = []
+    for consumer in largest_first(source.consumers, world.nodes):
+        destination = choose(trial, consumer, targets, spread=False)
+        if destination is None:
+            return None
+        moves.append((consumer.uuid, destination))
+    return moves
+
+
+def _moves(world: World) -> tuple[list[Node], list[tuple[Node, _Moves]]]:
     """The nodes released empty-handed, and each emptied node with its moves."""
     enabled = tuple(node for node in world.nodes if not node.disabled)
     free = FreeCapacity(enabled)
-    released: set[str] = set()
+    released: list[tuple[Node, _Moves]] = []
     receiving: set[str] = set()
-    empty: list[Node] = []
-    emptied: list[tuple[Node, list[tuple[str, Node]]]] = []
     for source in sorted(enabled, key=_load):
         if source.uuid in receiving:
             continue
-        if not source.consumers:
-            empty.append(source)
-            released.add(source.uuid)
-            continue
-        targets = [n for n in enabled if n.uuid not in released and n.uuid != source.uuid]
+        gone = {node.uuid for node, _ in released} | {source.uuid}
         trial = free.copy()
-        moves = []
-        for consumer in largest_first(source.consumers, world.nodes):
-            destination = choose(trial, consumer, targets, spread=False)
-            if destination is None:
-                break
-            moves.append((consumer.uuid, destination))
-        else:
+        moves = _emptying(source, [n for n in enabled if n.uuid not in gone], trial, world)
+        if moves is not None:
             free = trial
-            released.add(source.uuid)
             receiving.update(destination.uuid for _, destination in moves)
-            emptied.append((source, moves))
-    return empty, emptied
+            released.append((source, moves))
+    empty = [node for node, moves in released if not moves]
+    return empty, [(node, moves) for node, moves in released if moves]
 
 
 def _efficacy(solution: Solution, world: World, released: int, migrations: int) -> None:

@@ -1,5 +1,5 @@
-"""Object-layer rows → the JSON upstream Watcher serves (WATCHER_API.md 2.2, 3.6;
-PLANNER.md 8). List items carry fewer fields than ``/detail`` items and shows;
+"""Object-layer rows → the JSON upstream Watcher serves (doc/watcher-api.md §2.2, §3.6;
+doc/planner.md §8). List items carry fewer fields than ``/detail`` items and shows;
 the order of each item's keys is upstream's."""
 
 from __future__ import annotations

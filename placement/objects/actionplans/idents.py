@@ -1,4 +1,4 @@
-"""How a path identifier names a row: integer id, uuid or name (WATCHER_API.md 2.1)."""
+"""How a path identifier names a row: integer id, uuid or name (doc/watcher-api.md §2.1)."""
 
 from __future__ import annotations
 

@@ -114,7 +114,7 @@ def start_plan(engine: Engine, uuid: str) -> ActionPlan:
 
 
 def update_state(engine: Engine, uuid: str, new_state: object) -> ActionPlan:
-    """Move a plan to ``new_state`` if PLANNER.md section 7 allows it from where it is.
+    """Move a plan to ``new_state`` if doc/planner.md §7 allows it from where it is.
 
     Cancelling also cancels the plan's PENDING actions, in the same transaction.
     Opens its own write transaction; returns the plan.
