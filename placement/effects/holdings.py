@@ -1,6 +1,6 @@
 """What one consumer holds, read and rewritten inside the applier's transaction.
 
-Rewriting goes through :func:`placement.objects.allocation.write`, the attempt
+Rewriting goes through :func:`placement.objects.claim.write`, the attempt
 ``PUT /allocations`` makes: providers row-locked in id order, inventory and
 capacity checked against current usage, then a compare-and-swap of every
 touched provider's and the consumer's generation. So a scheduler claiming at
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from sqlalchemy.engine import Connection
 
 from placement.effects.races import run_again_on_race
-from placement.objects import allocation
+from placement.objects import allocation, claim, claim_consumers
 
 Allocations = dict[str, dict[str, int]]
 
@@ -30,7 +30,7 @@ class Holdings:
     consumer: str
     project_id: str
     user_id: str
-    owner: allocation.Owner
+    owner: claim_consumers.Owner
     generation: int
     allocations: Allocations
     #: provider uuid → uuid of the root of its tree
@@ -58,7 +58,7 @@ def read(conn: Connection, consumer_uuid: str) -> Holdings | None:
         consumer=consumer_uuid,
         project_id=first.project,
         user_id=first.user,
-        owner=allocation.Owner(first.project_id, first.user_id, None),
+        owner=claim_consumers.Owner(first.project_id, first.user_id, None),
         generation=first.consumer_generation,
         allocations=held,
         roots={row.uuid: row.root_uuid for row in rows},
@@ -91,7 +91,7 @@ def rewrite(conn: Connection, holdings: Holdings, new: Allocations) -> None:
     Raises InvalidAllocation (nothing written) when a provider cannot take its
     part, and RunAgain when a generation moved under us.
     """
-    wanted = allocation.ConsumerWrite(
+    wanted = claim_consumers.ConsumerWrite(
         holdings.consumer,
         holdings.project_id,
         holdings.user_id,
@@ -99,4 +99,4 @@ def rewrite(conn: Connection, holdings: Holdings, new: Allocations) -> None:
         generation=holdings.generation,
     )
     with run_again_on_race():
-        allocation.write(conn, [wanted], {holdings.consumer: holdings.owner})
+        claim.write(conn, [wanted], {holdings.consumer: holdings.owner})

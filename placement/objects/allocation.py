@@ -20,12 +20,6 @@ from placement.objects import consumer as consumer_obj
 from placement.objects import exceptions
 from placement.objects import resource_provider as rp_obj
 
-# The claim's names the action-plan effects (``placement/effects/``) and
-# their tests still reach through this module; they move to ``claim`` and
-# ``claim_consumers`` when that area is next edited, and these lines go.
-from placement.objects.claim import replace, write  # noqa: F401
-from placement.objects.claim_consumers import ConsumerWrite, Owner  # noqa: F401
-
 _ALLOC = tables.allocations
 
 

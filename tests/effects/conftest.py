@@ -15,7 +15,7 @@ from oslo_config import cfg
 
 from placement.db import actionplan_tables, reader, tables, writer
 from placement.effects.base import Effect, Outcome, RunAgain, RunEnv
-from placement.objects import allocation, inventory, trait, usage
+from placement.objects import allocation, claim, claim_consumers, inventory, trait, usage
 from placement.objects import resource_provider as rp_obj
 from tests import rig
 
@@ -73,8 +73,8 @@ class Cloud:
     def claim(self, allocations: dict[str, dict[str, int]], consumer: str | None = None) -> str:
         """Give a (new) consumer ``allocations`` (provider uuid → class → amount)."""
         consumer = consumer or str(uuid.uuid4())
-        write = allocation.ConsumerWrite(consumer, "project", "user", allocations)
-        allocation.replace(self.engine, [write], attempts=10)
+        write = claim_consumers.ConsumerWrite(consumer, "project", "user", allocations)
+        claim.replace(self.engine, [write], attempts=10)
         return consumer
 
     def held(self, consumer: str) -> dict[str, dict[str, int]]:
