@@ -58,6 +58,24 @@ def _cmdline(pid: int) -> str:
     return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
 
 
+def _started_plan(port: int, actions: list[dict[str, Any]]) -> dict[str, Any]:
+    """The plan of an auto-triggered actuator audit running ``actions``."""
+    audit = _call(
+        port,
+        "POST",
+        "/v1/audits",
+        {
+            "audit_type": "ONESHOT",
+            "goal": "unclassified",
+            "strategy": "actuator",
+            "auto_trigger": True,
+            "parameters": {"actions": actions},
+        },
+    )
+    (plan,) = _call(port, "GET", f"/v1/action_plans?audit_uuid={audit['uuid']}")["action_plans"]
+    return plan
+
+
 def test_a_started_plan_is_applied_with_nothing_else_running(tmp_path: Path):
     port = _free_port()
     env = dict(os.environ, XDG_DATA_HOME=str(tmp_path))
@@ -76,19 +94,7 @@ def test_a_started_plan_is_applied_with_nothing_else_running(tmp_path: Path):
             {"action_type": "nop", "input_parameters": {"message": "one"}},
             {"action_type": "sleep", "input_parameters": {"duration": 0.1}},
         ]
-        audit = _call(
-            port,
-            "POST",
-            "/v1/audits",
-            {
-                "audit_type": "ONESHOT",
-                "goal": "unclassified",
-                "strategy": "actuator",
-                "auto_trigger": True,
-                "parameters": {"actions": actions},
-            },
-        )
-        (plan,) = _call(port, "GET", f"/v1/action_plans?audit_uuid={audit['uuid']}")["action_plans"]
+        plan = _started_plan(port, actions)
 
         def final_state() -> str | None:
             state = _call(port, "GET", f"/v1/action_plans/{plan['uuid']}")["state"]
@@ -185,19 +191,7 @@ def test_a_killed_applier_is_started_again_and_finishes_its_plan_once(tmp_path: 
             }
             for consumer in consumers
         ]
-        audit = _call(
-            port,
-            "POST",
-            "/v1/audits",
-            {
-                "audit_type": "ONESHOT",
-                "goal": "unclassified",
-                "strategy": "actuator",
-                "auto_trigger": True,
-                "parameters": {"actions": actions},
-            },
-        )
-        (plan,) = _call(port, "GET", f"/v1/action_plans?audit_uuid={audit['uuid']}")["action_plans"]
+        plan = _started_plan(port, actions)
         listing = f"/v1/actions?action_plan_uuid={plan['uuid']}"
 
         def sleeping() -> bool:
