@@ -30,15 +30,12 @@ _UNAUTHORIZED_BODY = json.dumps(
 ).encode()
 
 
-def unauthorized(
-    environ: dict, start_response: Callable, headers: Iterable[tuple[str, str]] = ()
-) -> list[bytes]:
+def unauthorized(environ: dict, start_response: Callable) -> list[bytes]:
     """The plain 401 upstream answers before any placement handling.
 
     That is the web framework's own page, not the placement error document:
     HTML for a client preferring it (the page every other error gets), else
-    the framework's JSON. ``headers`` are added (keystonemiddleware's
-    ``WWW-Authenticate``).
+    the framework's JSON.
     """
     page = errors.html_page(errors.Unauthorized(), environ)
     content_type, body = (
@@ -46,39 +43,9 @@ def unauthorized(
     )
     start_response(
         "401 Unauthorized",
-        [*headers, ("Content-Type", content_type), ("Content-Length", str(len(body)))],
+        [("Content-Type", content_type), ("Content-Length", str(len(body)))],
     )
     return [body]
-
-
-def html_unauthorized(app: WSGIApp) -> WSGIApp:
-    """``app`` whose 401s are :func:`unauthorized`'s for a client preferring HTML.
-
-    keystonemiddleware answers its own 401 in JSON whatever the client
-    accepts; a client preferring HTML gets the page every other error gets
-    instead, keeping ``WWW-Authenticate``. ``app`` must start its 401 before
-    returning its body, as keystonemiddleware (webob) does.
-    """
-
-    def call(environ: dict, start_response: Callable) -> Iterable[bytes]:
-        if errors.html_page(errors.Unauthorized(), environ) is None:
-            return app(environ, start_response)
-        refused: dict[str, list[tuple[str, str]]] = {}
-
-        def hold_a_401(status: str, headers: list, exc_info: object = None) -> object:
-            if not status.startswith("401"):
-                return start_response(status, headers, exc_info)
-            refused["kept"] = [h for h in headers if h[0].lower() == "www-authenticate"]
-            return lambda data: None
-
-        body = app(environ, hold_a_401)
-        if "kept" not in refused:
-            return body
-        if hasattr(body, "close"):
-            body.close()
-        return unauthorized(environ, start_response, refused["kept"])
-
-    return call
 
 
 class NoAuthMiddleware:

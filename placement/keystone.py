@@ -13,7 +13,8 @@ from placement.conf import ConfigError
 def wrap(conf: cfg.ConfigOpts, app: auth.WSGIApp) -> auth.WSGIApp:
     """Put keystonemiddleware's auth_token in front of ``app``; ``/`` skips it.
 
-    Its 401 is the HTML page of every other error for a client preferring HTML.
+    Its 401 is keystonemiddleware's own JSON whatever the client accepts, as
+    upstream's is.
     """
     try:
         from keystonemiddleware import auth_token
@@ -22,7 +23,7 @@ def wrap(conf: cfg.ConfigOpts, app: auth.WSGIApp) -> auth.WSGIApp:
             "[api] auth_strategy = keystone needs keystonemiddleware: "
             "install it with 'pip install placement-lite[keystone]'"
         ) from None
-    protected = auth.html_unauthorized(auth_token.AuthProtocol(app, {"oslo_config_config": conf}))
+    protected = auth_token.AuthProtocol(app, {"oslo_config_config": conf})
 
     def skip_root(environ: dict, start_response: Callable) -> Iterable[bytes]:
         if environ.get("PATH_INFO") in ("/", ""):
