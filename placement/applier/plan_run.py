@@ -61,50 +61,84 @@ class PlanRun:
         return patiently(call, self.shutdown, what)
 
     def _execute(self) -> str | None:
+        """The plan loop (module docstring): obey the plan's state, start what is
+        ready, collect what ended, until the plan ends or is left."""
         rows, steps = self._load({})
         env = base.RunEnv(conf=self.conf, engine=self.engine, cancelled=self.cancelled)
         running: dict[futures.Future[str | None], str] = {}
         with futures.ThreadPoolExecutor(self.max_workers, "applier-action") as pool:
             while True:
-                state = self._poll()
-                if state == states.CANCELLING and not self.cancelled.is_set():
-                    LOG.info("Action plan %s is being cancelled", self.plan.uuid)
-                    self.cancelled.set()
-                if state is None or self.shutdown.is_set():
-                    self.cancelled.set()  # cut blocking runs short; their outcome is dropped
-                    futures.wait(running)
+                if not self._still_ours():
+                    self._abandon(running)
                     return None
                 if not self.cancelled.is_set():
                     steps = self._cancel_blocked(steps, rows)
                     steps = self._dispatch(steps, rows, running, pool, env)
-                if not running:
-                    # The plan ends from the rows as they are (a start whose answer
-                    # was lost is requeued here, not left ONGOING in an ended plan).
-                    rows, steps = self._load(running)
-                    final = self._finish(steps)
-                    if final is not None:
-                        return final
-                    # Nothing runs and nothing could start (a start lost a race,
-                    # or rows changed behind us): wait, then look again.
-                    self.shutdown.wait(self.poll_interval)
+                if running:
+                    rows, steps = self._collect_finished(rows, steps, running)
                     continue
-                done, _ = futures.wait(
-                    running, timeout=self.poll_interval, return_when=futures.FIRST_COMPLETED
-                )
-                unrecorded = False
-                for future in done:
-                    uuid = running.pop(future)
-                    final_state = future.result()
-                    if final_state is None:
-                        unrecorded = True
-                    else:
-                        steps = execution.apply(steps, {uuid: final_state})
-                        metrics.action_finished(rows[uuid].action_type, final_state)
-                if unrecorded:
-                    # A run could not record its end: shutting down, taken over (the
-                    # next poll says so), or a commit whose answer the network lost
-                    # (the row says what happened): the database is the truth.
-                    rows, steps = self._load(running)
+                # The plan ends from the rows as they are (a start whose answer
+                # was lost is requeued here, not left ONGOING in an ended plan).
+                rows, steps = self._load(running)
+                final = self._finish(steps)
+                if final is not None:
+                    return final
+                # Nothing runs and nothing could start (a start lost a race,
+                # or rows changed behind us): wait, then look again.
+                self.shutdown.wait(self.poll_interval)
+
+    def _still_ours(self) -> bool:
+        """Read the plan's state and obey it; False once the plan is to be left.
+
+        A CANCELLING plan sets ``cancelled`` (once, logged): the loop stops
+        dispatching, and blocking runs see it and end early. The plan is left
+        when it is no longer ours (taken over after our lease ran out) or the
+        applier is shutting down.
+        """
+        state = self._poll()
+        if state == states.CANCELLING and not self.cancelled.is_set():
+            LOG.info("Action plan %s is being cancelled", self.plan.uuid)
+            self.cancelled.set()
+        return state is not None and not self.shutdown.is_set()
+
+    def _abandon(self, running: Mapping[futures.Future[str | None], str]) -> None:
+        """Leave the plan: cut blocking runs short and wait for every run to end.
+
+        Their outcome is dropped: the plan is no longer ours to record it in,
+        or we are stopping and the plan goes to the next applier.
+        """
+        self.cancelled.set()
+        futures.wait(running)
+
+    def _collect_finished(
+        self,
+        rows: dict[str, store.PlanAction],
+        steps: list[execution.Step],
+        running: dict[futures.Future[str | None], str],
+    ) -> tuple[dict[str, store.PlanAction], list[execution.Step]]:
+        """Wait up to one poll interval for runs to end; returns the rows and steps after them.
+
+        Ended runs leave ``running``. The wait is bounded so that a cancel or
+        a lost plan is noticed while long actions run.
+        """
+        done, _ = futures.wait(
+            running, timeout=self.poll_interval, return_when=futures.FIRST_COMPLETED
+        )
+        unrecorded = False
+        for future in done:
+            uuid = running.pop(future)
+            final_state = future.result()
+            if final_state is None:
+                unrecorded = True
+            else:
+                steps = execution.apply(steps, {uuid: final_state})
+                metrics.action_finished(rows[uuid].action_type, final_state)
+        if unrecorded:
+            # A run could not record its end: shutting down, taken over (the
+            # next poll says so), or a commit whose answer the network lost
+            # (the row says what happened): the database is the truth.
+            return self._load(running)
+        return rows, steps
 
     def _load(
         self, running: Mapping[futures.Future[str | None], str]
