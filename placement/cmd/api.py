@@ -24,6 +24,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
 from gunicorn.app.base import BaseApplication
 from oslo_config import cfg
@@ -31,6 +32,9 @@ from oslo_config import cfg
 from placement import conf as placement_conf
 from placement import logs, monitoring_opts
 from placement.cmd import supervisor
+
+if TYPE_CHECKING:  # placement.wsgi itself is imported only once configured
+    from placement.wsgi.instrument import GunicornHooks
 
 
 class _Server(BaseApplication):
@@ -144,6 +148,41 @@ def _announce_embedded(path: str, strategy: str, console: str) -> None:
     print("\n".join(lines), file=sys.stderr, flush=True)
 
 
+def _refuse_unsafe_binds(conf: cfg.ConfigOpts, args: argparse.Namespace) -> None:
+    """Refuse, with a :class:`~placement.conf.ConfigError`, an address that
+    would serve noauth2 beyond this host unasked, or metrics on the API's port."""
+    if (
+        conf.api.auth_strategy == "noauth2"
+        and not _is_loopback(args.host)
+        and not args.allow_insecure_bind
+    ):
+        raise placement_conf.ConfigError(
+            f"Refusing to serve {args.host} with auth_strategy noauth2 (any token is "
+            "trusted); pass --allow-insecure-bind or configure keystone auth"
+        )
+    if conf.metrics.enabled and monitoring_opts.bind_address(conf.metrics.bind)[1] == args.port:
+        raise placement_conf.ConfigError(
+            f"[metrics] bind {conf.metrics.bind} uses the API's port: give metrics their own"
+        )
+
+
+def _prepare_master(conf: cfg.ConfigOpts, args: argparse.Namespace) -> GunicornHooks:
+    """Set up the gunicorn master before it forks; returns the workers' hooks.
+
+    The metrics' storage is prepared before any application exists, and one
+    application is created here so that a broken configuration fails at once
+    and the database is migrated once, not by every worker.
+    """
+    from placement.wsgi import create_app, instrument
+
+    logs.setup(conf)
+    hooks = instrument.gunicorn_hooks(conf)  # before any app: metrics' storage
+    create_app(conf)  # fail fast, migrate once in the master process
+    logging.getLogger("placement").info(instrument.describe(conf))
+    logging.getLogger("placement").info("Console: %s", console_url(args.host, args.port))
+    return hooks
+
+
 def main(argv: list[str] | None = None) -> int:
     args, rest = parse_args(sys.argv[1:] if argv is None else argv)
     try:
@@ -152,26 +191,8 @@ def main(argv: list[str] | None = None) -> int:
         embedded = placement_conf.use_embedded_default(conf)
         if embedded is not None:
             _announce_embedded(embedded, conf.api.auth_strategy, console_url(args.host, args.port))
-        if (
-            conf.api.auth_strategy == "noauth2"
-            and not _is_loopback(args.host)
-            and not args.allow_insecure_bind
-        ):
-            raise placement_conf.ConfigError(
-                f"Refusing to serve {args.host} with auth_strategy noauth2 (any token is "
-                "trusted); pass --allow-insecure-bind or configure keystone auth"
-            )
-        if conf.metrics.enabled and monitoring_opts.bind_address(conf.metrics.bind)[1] == args.port:
-            raise placement_conf.ConfigError(
-                f"[metrics] bind {conf.metrics.bind} uses the API's port: give metrics their own"
-            )
-        from placement.wsgi import create_app, instrument
-
-        logs.setup(conf)
-        hooks = instrument.gunicorn_hooks(conf)  # before any app: metrics' storage
-        create_app(conf)  # fail fast, migrate once in the master process
-        logging.getLogger("placement").info(instrument.describe(conf))
-        logging.getLogger("placement").info("Console: %s", console_url(args.host, args.port))
+        _refuse_unsafe_binds(conf, args)
+        hooks = _prepare_master(conf, args)
     except placement_conf.ConfigError as exc:
         print(f"placement-api: {exc}", file=sys.stderr)
         return 2

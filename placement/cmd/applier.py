@@ -79,17 +79,40 @@ def _check_schema(engine: sqlalchemy.Engine) -> None:
     standard.sync_standard_names(engine)
 
 
+def _start_up(argv: list[str]) -> tuple[cfg.ConfigOpts, sqlalchemy.Engine]:
+    """The configuration and the database, with logging and metrics set up.
+
+    Everything that can refuse to start happens here, before any plan is
+    claimed, so that :func:`main` reports it as a start-up error.
+    """
+    conf = placement_conf.load(argv, cli_opts=CLI_OPTS, prog=PROG)
+    logs.setup(conf)
+    engine = db.create_engine(conf, url=placement_conf.database_url(conf))
+    _check_schema(engine)
+    if conf.metrics.enabled:  # its own exposition: see placement.metrics
+        metrics.serve_alone(*monitoring_opts.bind_address(conf.metrics.applier_bind))
+        metrics.watch_pool(engine, db.readers_of(engine))
+    return conf, engine
+
+
+def _stop_on_signals(stop_event: threading.Event) -> None:
+    """SIGTERM and SIGINT stop the applier cleanly (running actions finish);
+    SIGUSR1 prints every thread's stack to stderr, for a hang."""
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        LOG.info("Signal %d received; stopping", signum)
+        stop_event.set()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``placement-applier``; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        conf = placement_conf.load(argv, cli_opts=CLI_OPTS, prog=PROG)
-        logs.setup(conf)
-        engine = db.create_engine(conf, url=placement_conf.database_url(conf))
-        _check_schema(engine)
-        if conf.metrics.enabled:  # its own exposition: see placement.metrics
-            metrics.serve_alone(*monitoring_opts.bind_address(conf.metrics.applier_bind))
-            metrics.watch_pool(engine, db.readers_of(engine))
+        conf, engine = _start_up(argv)
     except (placement_conf.ConfigError, sqlalchemy.exc.SQLAlchemyError, OSError, ValueError) as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 1
@@ -100,14 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         lease_seconds=conf.lease_seconds,
         poll_interval=conf.poll_interval,
     )
-
-    def stop(signum: int, frame: FrameType | None) -> None:
-        LOG.info("Signal %d received; stopping", signum)
-        applier.stop.set()
-
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
-    faulthandler.register(signal.SIGUSR1, all_threads=True)  # stacks to stderr, for a hang
+    _stop_on_signals(applier.stop)
     if conf.parent_pid:
         threading.Thread(
             target=_watch_parent, args=(conf.parent_pid, applier.stop), daemon=True
