@@ -331,35 +331,8 @@ def _combination(
     options: WindowOptions,
 ) -> Explanation:
     """A tree every group has options in, removed by a rule of the combination."""
-    class_names = {
-        class_id: name
-        for group, asked in zip(plan.groups, groups, strict=True)
-        for (class_id, _), name in zip(group.amounts, asked.resources, strict=True)
-    }
     if rule == "capacity":
-        requested: dict[str, int] = {}
-        free: dict[int, dict[str, int]] = {}
-        for slot in options.slots:
-            for class_id, amount in slot.spec.amounts:
-                if class_id in plan.summed:
-                    name = class_names[class_id]
-                    requested[name] = requested.get(name, 0) + amount
-            for provider in slot.choices[root]:
-                for class_id, _ in slot.spec.amounts:
-                    room = options.facts.rooms.get((provider, class_id), UNCHECKED)
-                    if room is not UNCHECKED:
-                        free.setdefault(provider, {})[class_names[class_id]] = min(
-                            room.left, room.max_unit
-                        )
-        return Explanation(
-            "tree",
-            "capacity",
-            "every group has a provider here, but the amounts of the groups that land on "
-            "one provider exceed its free capacity or max_unit",
-            None,
-            root,
-            numbers={"requested": requested, "free_by_provider": free},
-        )
+        return _over_capacity(root, plan, groups, options)
     if rule == "missing_trait":
         unsuffixed = next(asked for asked in groups if not asked.suffix)
         required = [sorted(any_of) for any_of in unsuffixed.traits.required]
@@ -401,6 +374,61 @@ def _combination(
         root,
         numbers={"same_subtree": same},
     )
+
+
+def _over_capacity(
+    root: int, plan: Plan, groups: tuple[RequestGroup, ...], options: WindowOptions
+) -> Explanation:
+    """The capacity rule, with the two sides of the comparison that failed: the
+    amounts asked of the classes several groups ask (only those add up on one
+    provider), and what each of the tree's candidate providers has free."""
+    class_names = {
+        class_id: name
+        for group, asked in zip(plan.groups, groups, strict=True)
+        for (class_id, _), name in zip(group.amounts, asked.resources, strict=True)
+    }
+    return Explanation(
+        "tree",
+        "capacity",
+        "every group has a provider here, but the amounts of the groups that land on "
+        "one provider exceed its free capacity or max_unit",
+        None,
+        root,
+        numbers={
+            "requested": _summed_requests(plan, options, class_names),
+            "free_by_provider": _free_by_provider(root, options, class_names),
+        },
+    )
+
+
+def _summed_requests(
+    plan: Plan, options: WindowOptions, class_names: dict[int, str]
+) -> dict[str, int]:
+    """The total asked of each summed class, by class name, over every slot."""
+    requested: dict[str, int] = {}
+    for slot in options.slots:
+        for class_id, amount in slot.spec.amounts:
+            if class_id in plan.summed:
+                name = class_names[class_id]
+                requested[name] = requested.get(name, 0) + amount
+    return requested
+
+
+def _free_by_provider(
+    root: int, options: WindowOptions, class_names: dict[int, str]
+) -> dict[int, dict[str, int]]:
+    """What each of the tree's choices can take at most of each class its
+    slot asks (the lesser of capacity left and max_unit), where it was read."""
+    free: dict[int, dict[str, int]] = {}
+    for slot in options.slots:
+        for provider in slot.choices[root]:
+            for class_id, _ in slot.spec.amounts:
+                room = options.facts.rooms.get((provider, class_id), UNCHECKED)
+                if room is not UNCHECKED:
+                    free.setdefault(provider, {})[class_names[class_id]] = min(
+                        room.left, room.max_unit
+                    )
+    return free
 
 
 def _label(suffix: str) -> str:

@@ -18,12 +18,14 @@ required traits are left to the tree (``explain``'s tree rules).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import sqlalchemy
 from sqlalchemy import and_, case, or_, select, true
 from sqlalchemy.engine import Connection
+from sqlalchemy.sql.selectable import NamedFromClause
 
 from placement.candidates import query
 from placement.candidates.model import AggregateIds, ResolvedGroup, TraitIds
@@ -97,6 +99,31 @@ def explain_group(
     traits and aggregates.
     """
     invs = [_INV.alias(f"inv{index}") for index in range(len(group.amounts))]
+    source, numbers, per_class = _class_rules(group, invs)
+    wide = _group_checks(group, wanted, by_class=by_class)
+    every = [check for checks in per_class for check in checks] + wide
+    has_some = or_(*(inv.c.resource_provider_id.is_not(None) for inv in invs)) if invs else true()
+    statement = (
+        select(_RP.c.id, *numbers, *(case((check.condition, 1), else_=0) for check in every))
+        .select_from(source)
+        .where(has_some)
+        .order_by(_RP.c.id)
+    )
+    found: list[Explanation] = []
+    for row in conn.execute(statement):
+        provider, facts, passed = _read_row(row, len(invs), every)
+        for check in _failures(per_class, wide, every, passed, by_class=by_class):
+            found.append(_explained(check, group, wanted, provider, facts))
+    return found
+
+
+def _class_rules(
+    group: ResolvedGroup, invs: Sequence[NamedFromClause]
+) -> tuple[sqlalchemy.FromClause, list, list[list[_Check]]]:
+    """Per class of the group, in its order: the providers outer-joined to
+    the class's inventory (``invs``, one alias each), the columns read for
+    the numbers of its rules, and its rules (the inventory first, then
+    ``conditions.fit_checks``, the group queries' own conditions)."""
     source: sqlalchemy.FromClause = _RP
     numbers: list = []
     per_class: list[list[_Check]] = []
@@ -109,33 +136,41 @@ def explain_group(
         present = _Check("no_inventory", index, inv.c.resource_provider_id.is_not(None))
         fit = conditions.fit_checks(inv, taken, amount)
         per_class.append([present, *(_Check(rule, index, c) for rule, c in fit.items())])
-    wide = _group_checks(group, wanted, by_class=by_class)
-    every = [check for checks in per_class for check in checks] + wide
-    has_some = or_(*(inv.c.resource_provider_id.is_not(None) for inv in invs)) if invs else true()
-    statement = (
-        select(_RP.c.id, *numbers, *(case((check.condition, 1), else_=0) for check in every))
-        .select_from(source)
-        .where(has_some)
-        .order_by(_RP.c.id)
-    )
+    return source, numbers, per_class
+
+
+def _read_row(
+    row: sqlalchemy.Row, classes: int, every: list[_Check]
+) -> tuple[int, list[tuple], dict[int, int]]:
+    """A row's provider id, its inventory and usage per class (the numbers
+    of the class rules) and whether it passes each of ``every``, by check id."""
     width = len(_INVENTORY) + 1
-    found: list[Explanation] = []
-    for row in conn.execute(statement):
-        provider = row[0]
-        facts = [tuple(row[1 + i * width : 1 + (i + 1) * width]) for i in range(len(invs))]
-        passed = {id(check): row[1 + width * len(invs) + i] for i, check in enumerate(every)}
-        if by_class:
-            fails = [
-                _first_failed(checks[1:] + wide, passed)
-                for checks in per_class
-                if passed[id(checks[0])]
-            ]
-        else:
-            fails = [_first_failed(every, passed)]
-        for check in fails:
-            if check is not None:
-                found.append(_explained(check, group, wanted, provider, facts))
-    return found
+    provider = row[0]
+    facts = [tuple(row[1 + i * width : 1 + (i + 1) * width]) for i in range(classes)]
+    passed = {id(check): row[1 + width * classes + i] for i, check in enumerate(every)}
+    return provider, facts, passed
+
+
+def _failures(
+    per_class: list[list[_Check]],
+    wide: list[_Check],
+    every: list[_Check],
+    passed: dict[int, int],
+    *,
+    by_class: bool,
+) -> list[_Check]:
+    """The rules a provider is reported for: by class, the first failed of each
+    class it has an inventory of (that class's rules, then the group's that
+    apply to one provider); else the first failed of all the group's rules."""
+    if by_class:
+        firsts = [
+            _first_failed(checks[1:] + wide, passed)
+            for checks in per_class
+            if passed[id(checks[0])]
+        ]
+    else:
+        firsts = [_first_failed(every, passed)]
+    return [check for check in firsts if check is not None]
 
 
 def _first_failed(checks: list[_Check], passed: dict[int, int]) -> _Check | None:
