@@ -21,17 +21,39 @@ _PASSED_ON = ("goal", "strategy", "name", "parameters", "auto_trigger", "force")
 
 def audit_fields(body: dict[str, Any], version: mv.Version) -> dict[str, Any]:
     """The object layer's ``fields`` for a schema-valid body, or the 4xx refusing it."""
+    _refuse_invalid(body, version)
+    _refuse_unservable(body)
+    return {"audit_type": body["audit_type"], **{k: body[k] for k in _PASSED_ON if k in body}}
+
+
+def _is_timed(body: dict[str, Any]) -> bool:
+    return body.get("start_time") is not None or body.get("end_time") is not None
+
+
+def _has_template(body: dict[str, Any]) -> bool:
+    return body.get("audit_template_uuid") is not None
+
+
+def _refuse_invalid(body: dict[str, Any], version: mv.Version) -> None:
+    """What upstream refuses of any audit: an unknown type, times before their
+    microversion, and neither or both of a goal and a template."""
     audit_type = body["audit_type"]
     if audit_type not in AUDIT_TYPES:
         raise errors.BadRequest(f"Audit type {audit_type} could not be found")
-    timed = body.get("start_time") is not None or body.get("end_time") is not None
-    if timed and version < mv.AUDIT_START_END_TIME:
+    if _is_timed(body) and version < mv.AUDIT_START_END_TIME:
         raise errors.NotAcceptable("Request not acceptable.")
-    has_template = body.get("audit_template_uuid") is not None
+    has_template = _has_template(body)
     if "goal" not in body and not has_template:
         raise errors.BadRequest("A valid goal or audit_template_id must be provided")
     if "goal" in body and has_template:
         raise errors.BadRequest("Either audit_template_uuid or goal should be provided.")
+
+
+def _refuse_unservable(body: dict[str, Any]) -> None:
+    """What this service cannot create, checked after :func:`_refuse_invalid`:
+    any audit but a ONESHOT one (module docstring), the settings upstream
+    refuses for ONESHOT, and a template (none is served)."""
+    audit_type = body["audit_type"]
     if audit_type != "ONESHOT":
         raise errors.BadRequest(
             f"Audit type {audit_type} is not supported by this service: "
@@ -39,8 +61,7 @@ def audit_fields(body: dict[str, Any], version: mv.Version) -> dict[str, Any]:
         )
     if body.get("interval") is not None:
         raise errors.BadRequest("Interval of audit must not be set for ONESHOT.")
-    if timed:
+    if _is_timed(body):
         raise errors.BadRequest("Start or End time of audit must not be set for ONESHOT.")
-    if has_template:
+    if _has_template(body):
         raise errors.BadRequest("The audit template UUID or name specified is invalid")
-    return {"audit_type": audit_type, **{k: body[k] for k in _PASSED_ON if k in body}}
