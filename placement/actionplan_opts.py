@@ -6,6 +6,19 @@ are ``type:value`` dicts with integer values: unlike upstream, which keeps the
 strings and sorts them as text, a non-integer stops start-up naming the option.
 The defaults are the built-in action types' declarations; an installed plugin's
 type adds its own declared defaults while an option is left unset.
+
+``[watcher_applier] executor`` chooses who performs the actions: the set of
+action types the applier runs and audits are checked against
+(``placement/effects/registry.py``). ``placement`` edits Placement's own
+tables (doc/planner.md §5); ``nova`` asks Nova's compute API and waits for it,
+within the per-type bounds of ``[watcher_applier]``. Nova is reached as
+upstream Watcher reaches it: a keystoneauth session from
+``[watcher_clients_auth]`` (keystoneauth's session and auth options, so
+``auth_type = admin_token`` with ``endpoint`` and ``token`` reaches a Nova
+without Keystone, ``auth_type = password`` with ``auth_url`` and the user's
+names through Keystone; the auth plugin's own options are registered when it
+is loaded), and the compute endpoint from its catalog by ``[nova_client]``'s
+``endpoint_type`` and ``region_name``.
 """
 
 from __future__ import annotations
@@ -13,6 +26,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
+from keystoneauth1 import loading as ka_loading
 from oslo_config import cfg, types
 
 from placement.actionplans.action_types import BUILTIN
@@ -29,6 +43,83 @@ PLANNER_GROUP = "watcher_planner"
 WEIGHT_GROUP = "watcher_planners.weight"
 STABILIZATION_GROUP = "watcher_planners.workload_stabilization"
 TASKFLOW_GROUP = "watcher_workflow_engines.taskflow"
+
+APPLIER_GROUP = "watcher_applier"
+CLIENTS_AUTH_GROUP = "watcher_clients_auth"
+NOVA_CLIENT_GROUP = "nova_client"
+
+#: The executors: ``placement`` (our tables only) and ``nova`` (Nova's compute API).
+PLACEMENT = "placement"
+NOVA = "nova"
+EXECUTORS = (PLACEMENT, NOVA)
+
+#: Upstream Watcher's ``[nova_client] api_version`` default (and its minimum).
+DEFAULT_NOVA_API_VERSION = "2.56"
+
+_applier_opts: list[cfg.Opt] = [
+    cfg.StrOpt(
+        "executor",
+        default=PLACEMENT,
+        choices=[
+            (PLACEMENT, "Actions edit Placement's own data (allocations, traits, inventories)."),
+            (NOVA, "Actions are asked of Nova's compute API; Nova moves the allocations."),
+        ],
+        help="Who performs the actions of action plans. Audits whose actions the "
+        "executor cannot perform are refused when they are created.",
+    ),
+    cfg.FloatOpt(
+        "migration_timeout",
+        default=900.0,
+        min=1.0,
+        help="Seconds a migrate action waits for Nova to finish a live or cold migration "
+        "(a cold one confirmed) before it fails.",
+    ),
+    cfg.FloatOpt(
+        "resize_timeout",
+        default=900.0,
+        min=1.0,
+        help="Seconds a resize action waits for Nova to resize and confirm before it fails.",
+    ),
+    cfg.FloatOpt(
+        "server_state_timeout",
+        default=300.0,
+        min=1.0,
+        help="Seconds a stop, shelve or delete action waits for the server to reach its "
+        "state before it fails.",
+    ),
+    cfg.FloatOpt(
+        "nova_poll_interval",
+        default=2.0,
+        min=0.05,
+        help="Seconds between two looks at Nova while an action waits for it.",
+    ),
+]
+
+_nova_client_opts: list[cfg.Opt] = [
+    cfg.StrOpt(
+        "api_version",
+        default=DEFAULT_NOVA_API_VERSION,
+        help="The lowest compute API microversion the cloud must offer (upstream Watcher's "
+        "option). Each call sends the microversion it needs (2.25 to 2.59); the applier "
+        "checks at its first call that Nova offers the larger of this and 2.59.",
+    ),
+    cfg.StrOpt(
+        "endpoint_type",
+        default="publicURL",
+        choices=["public", "internal", "admin", "publicURL", "internalURL", "adminURL"],
+        help="Interface of the compute endpoint taken from the catalog.",
+    ),
+    cfg.StrOpt(
+        "region_name",
+        help="Region of the compute endpoint taken from the catalog.",
+    ),
+]
+
+
+def _clients_auth_opts() -> list[cfg.Opt]:
+    """keystoneauth's session options and its auth plugin choice (``auth_type``,
+    ``auth_section``), as upstream Watcher lists them."""
+    return ka_loading.get_session_conf_options() + ka_loading.get_auth_common_conf_options()
 
 
 def _weights_opt(name: str, default: dict[str, int], help_text: str) -> cfg.Opt:
@@ -91,13 +182,19 @@ GROUPS: dict[str, list[cfg.Opt]] = {
     WEIGHT_GROUP: _weight_opts,
     STABILIZATION_GROUP: _stabilization_opts,
     TASKFLOW_GROUP: _taskflow_opts,
+    APPLIER_GROUP: _applier_opts,
+    CLIENTS_AUTH_GROUP: _clients_auth_opts(),
+    NOVA_CLIENT_GROUP: _nova_client_opts,
 }
 
 
-def planner_options(conf: cfg.ConfigOpts, action_types: ActionTypes = BUILTIN) -> PlannerOptions:
+def planner_options(
+    conf: cfg.ConfigOpts, action_types: ActionTypes = BUILTIN, executor: str | None = None
+) -> PlannerOptions:
     """The planner options of a loaded configuration, as the pure planners take them.
 
-    ``action_types`` are the installed types' declarations; a dict option left
+    ``action_types`` are the declarations of the types ``executor`` performs
+    (``[watcher_applier] executor``, named when an audit is refused); a dict option left
     unset is their declared defaults (for the built-in types alone, the option's
     own default), a configured one replaces them whole.
     """
@@ -118,4 +215,17 @@ def planner_options(conf: cfg.ConfigOpts, action_types: ActionTypes = BUILTIN) -
         ),
         default_planner=conf[PLANNER_GROUP].planner,
         action_types=action_types,
+        executor=executor,
     )
+
+
+def executor(conf: cfg.ConfigOpts) -> str:
+    """The configured executor's name."""
+    return str(conf[APPLIER_GROUP].executor)
+
+
+def interface(conf: cfg.ConfigOpts) -> str:
+    """``[nova_client] endpoint_type`` as keystoneauth names interfaces (``publicURL``
+    is ``public``)."""
+    value = str(conf[NOVA_CLIENT_GROUP].endpoint_type)
+    return value[: -len("URL")] if value.endswith("URL") else value

@@ -130,6 +130,8 @@ RULES: dict[str, Rule] = {
             "placement.candidates",
             "placement.actionplans",
             "placement.flavor_opts",
+            # The executor's options: which types it loads, its waits, how Nova is reached.
+            "placement.actionplan_opts",
             "placement.filters",
         ),
         never=_WEB + _OSLO_WEB,

@@ -71,6 +71,20 @@ class UnknownActionType(Invalid):
     action_type: str
 
 
+class NotPerformable(Invalid):
+    """A type this service knows that the configured executor cannot perform
+    (``change_node_power_state`` under ``nova``, say)."""
+
+    facts = ("index", "action_type", "executor")
+    template = (
+        "actions[{index}].action_type: action type {action_type!r} cannot be performed "
+        "by the {executor} executor ([watcher_applier] executor)"
+    )
+    index: int
+    action_type: str
+    executor: str
+
+
 class InvalidActionParameters(Invalid):
     """An action's ``input_parameters`` break its type's schema."""
 

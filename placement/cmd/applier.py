@@ -29,7 +29,7 @@ from placement import conf as placement_conf
 from placement import db, logs, metrics, monitoring_opts
 from placement.applier.service import Applier
 from placement.db import migration, standard
-from placement.effects.registry import load_effects
+from placement.effects.registry import executor, load_effects
 
 PROG = "placement-applier"
 LOG = logging.getLogger("placement.applier")
@@ -119,7 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     applier = Applier(
         conf=conf,
         engine=engine,
-        types=load_effects(),
+        types=load_effects(executor(conf)),
         lease_seconds=conf.lease_seconds,
         poll_interval=conf.poll_interval,
     )

@@ -20,7 +20,11 @@ from placement.actionplans.action_types.declaration import (
     ActionTypeDeclaration,
     ResourceKind,
 )
-from placement.actionplans.errors import InvalidActionParameters, UnknownActionType
+from placement.actionplans.errors import (
+    InvalidActionParameters,
+    NotPerformable,
+    UnknownActionType,
+)
 from placement.actionplans.model import ProposedAction
 
 __all__ = [
@@ -58,15 +62,20 @@ def _field(error: ValidationError) -> str:
 def validate_actions(
     actions: Sequence[ProposedAction],
     installed: Mapping[str, ActionTypeDeclaration] = BUILTIN,
+    executor: str | None = None,
 ) -> None:
     """Refuse the first action whose type is not installed or whose parameters break its schema.
 
-    ``installed`` holds the declarations of the installed action types (by default
-    the built-in ones): a plugin's type is known by its own schema, and one that
-    replaces a built-in type brings its own along.
+    ``installed`` holds the declarations of the action types the configured
+    ``executor`` performs (by default the built-in ones): a plugin's type is
+    known by its own schema, and one that replaces a built-in type brings its own
+    along. A built-in type missing from them is one the executor cannot perform,
+    refused naming the executor; any other missing type is unknown.
     """
     for index, action in enumerate(actions):
         declaration = installed.get(action.action_type)
+        if declaration is None and executor is not None and action.action_type in BUILTIN:
+            raise NotPerformable(index, action.action_type, executor)
         if declaration is None:
             raise UnknownActionType(index, action.action_type)
         errors = declaration.errors(action.input_parameters)

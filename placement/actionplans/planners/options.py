@@ -52,7 +52,8 @@ class PlannerOptions:
     """Every planner option; a configured dict replaces the default dict whole.
 
     ``action_types`` are the installed types' declarations: what ``resource_id``
-    designates, and which types ``workload_stabilization`` can place.
+    designates, and which types ``workload_stabilization`` can place; they are
+    those ``executor`` performs (None: not said, an audit's refusals name none).
     """
 
     weight_weights: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
@@ -64,3 +65,4 @@ class PlannerOptions:
     )
     default_planner: str = DEFAULT_PLANNER
     action_types: ActionTypes = field(default_factory=lambda: BUILTIN)
+    executor: str | None = None

@@ -34,7 +34,9 @@ class Audits(base.Resource):
     )
     def on_post(self, req: falcon.Request, resp: falcon.Response, data: dict) -> None:
         fields = audit_fields(data, base.version(req))
-        options = actionplan_opts.planner_options(self.deps.conf, registry.installed_declarations())
+        executor = registry.executor(self.deps.conf)
+        installed = registry.installed_declarations(executor)
+        options = actionplan_opts.planner_options(self.deps.conf, installed, executor)
         audit = audits.create_audit(self.deps.engine, options, fields)
         resp.location = base.absolute_url(req, f"/v1/audits/{audit.uuid}")
         base.send_json(resp, render.audit(req, audit, detail=True), 201)

@@ -58,7 +58,7 @@ def prepare(conn: Connection, options: PlannerOptions, fields: dict[str, Any]) -
     runner = strategy or _first_strategy(conn, goal)
     world = read_world(conn) if needs_world(runner.name) else None
     solution = solve(runner.name, given, world)
-    validate_actions(solution.actions, options.action_types)
+    validate_actions(solution.actions, options.action_types, options.executor)
     plan = make_plan(
         solution.planner,
         solution.actions,
