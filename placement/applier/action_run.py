@@ -6,11 +6,14 @@ neither does: after a crash the action is still ONGOING, the plan's next owner
 puts it back to PENDING and runs it again, and the effect happens exactly once.
 A blocking type (``sleep``) runs with no transaction open; its outcome is
 recorded afterwards, unless the applier is shutting down, when the run is left
-for the next owner.
+for the next owner. A blocking type that acts outside our database records
+what it asks first (``env.record``, guarded by the attempt) and is given what
+an earlier run recorded (``env.recorded``) to reconcile from after a crash.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 from collections.abc import Mapping
@@ -57,7 +60,9 @@ def run(
             reason = f"no action type {action.action_type!r} is installed"
             outcome = base.failed_pre_condition(reason)
         elif base.is_blocking(action_type):
-            outcome = _run_blocking(action_type, action.input_parameters, env)
+            outcome = _run_blocking(
+                action_type, action.input_parameters, _env_of(env, job, shutdown)
+            )
             if shutdown.is_set():
                 return None
         else:
@@ -71,9 +76,26 @@ def run(
         return None
 
 
+def _env_of(env: base.RunEnv, job: ActionRun, shutdown: threading.Event) -> base.RunEnv:
+    """``env`` for this run: what an earlier run recorded, and this run's recorder
+    (database outages waited out; LostRun when the run is no longer current)."""
+    engine, action_id, attempt = env.engine, job.action.id, job.attempt
+
+    def record(request: Mapping[str, Any]) -> None:
+        patiently(
+            lambda: store.record_request(engine, action_id, attempt, dict(request)),
+            shutdown,
+            f"recording what action {job.action.uuid} asks",
+        )
+
+    return dataclasses.replace(env, recorded=job.action.request, record=record)
+
+
 def _run_blocking(action_type: base.Effect, params: dict, env: base.RunEnv) -> base.Outcome:
     try:
         return action_type.run(None, params, env)
+    except (Stopped, store.LostRun):
+        raise
     except Exception as exc:  # an effect's bug ends as a recorded failure
         LOG.exception("Action type %s raised", action_type.declaration.name)
         return base.failed_execute(str(exc))

@@ -158,6 +158,9 @@ actions = Table(
     Column("started_at", PreciseDateTime, nullable=True),
     Column("finished_at", PreciseDateTime, nullable=True),
     Column("attempts", Integer, nullable=False, default=0, server_default="0"),
+    # What a run asked of an outside service (Nova), written before asking and
+    # guarded by the run's attempt: the next owner reconciles from it.
+    Column("request", JSON, nullable=True),
     *_timestamps(),
     Index("actions_action_plan_id_position_idx", "action_plan_id", "position"),
 )

@@ -18,7 +18,8 @@ working.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from oslo_config.cfg import ConfigOpts
@@ -80,13 +81,27 @@ class RunAgain(Exception):
     """
 
 
+def _records_nothing(request: Mapping[str, Any]) -> None:
+    raise RuntimeError("this run has nowhere to record a request")
+
+
 @dataclass(frozen=True)
 class RunEnv:
-    """What a running action may use besides its transaction."""
+    """What a running action may use besides its transaction.
+
+    An effect that acts outside our database (asks Nova) says what it is about
+    to ask with ``record`` before asking: the dict is written on the action,
+    guarded by the run's attempt, and committed before ``record`` returns; a
+    run that is no longer current gets an exception instead and must not ask.
+    ``recorded`` is what an earlier run of the same action recorded (None: it
+    asked nothing, or never ran), for a run after a crash to reconcile from.
+    """
 
     conf: ConfigOpts
     engine: Engine
     cancelled: threading.Event
+    recorded: Mapping[str, Any] | None = None
+    record: Callable[[Mapping[str, Any]], None] = field(default=_records_nothing)
 
 
 @runtime_checkable

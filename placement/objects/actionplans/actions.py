@@ -20,7 +20,8 @@ from placement.objects.actionplans.idents import canonical_uuid
 @dataclass(frozen=True)
 class Action(paging.Row):
     """An action, with its plan's uuid; ``position`` is its place in the plan's order,
-    ``started_at``, ``finished_at`` and ``attempts`` the applier's record of its runs."""
+    ``started_at``, ``finished_at``, ``attempts`` and ``request`` (what a run asked of
+    Nova) the applier's record of its runs."""
 
     action_plan_id: int
     position: int
@@ -33,6 +34,7 @@ class Action(paging.Row):
     started_at: datetime.datetime | None
     finished_at: datetime.datetime | None
     attempts: int
+    request: dict[str, Any] | None
     action_plan_uuid: str
 
 
@@ -44,7 +46,15 @@ LISTING = paging.Listing(
     joined={"action_plan_uuid": t.action_plans.c.uuid},
     # JSON values, and the applier's bookkeeping, which the API never shows.
     unsortable=frozenset(
-        {"input_parameters", "parents", "position", "started_at", "finished_at", "attempts"}
+        {
+            "input_parameters",
+            "parents",
+            "position",
+            "started_at",
+            "finished_at",
+            "attempts",
+            "request",
+        }
     ),
     filters={
         "action_plan_uuid": lambda uuid: t.action_plans.c.uuid == canonical_uuid(uuid),

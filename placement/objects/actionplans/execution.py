@@ -16,6 +16,10 @@ one database and a dead one is replaced by any other.
 * An action's final state is written in the transaction of its effect, guarded
   by the attempt that started it: a run started before a takeover cannot
   commit after it, so each effect commits at most once.
+* An action whose effect is outside our database (asked of Nova) records what
+  it is about to ask in ``actions.request`` before asking, guarded by its
+  attempt the same way: a run that is no longer current cannot record, so it
+  never asks, and the next owner reads what the last current run asked.
 
 Times are the applier's clock (naive UTC); appliers sharing a database should
 keep their clocks in step well within a lease.
@@ -68,6 +72,8 @@ class PlanAction:
     parents: tuple[str, ...]
     action_type: str
     input_parameters: dict[str, Any]
+    #: What the last run asked of an outside service, if it recorded anything.
+    request: dict[str, Any] | None = None
 
 
 def claim_next(engine: Engine, applier_id: str, lease: datetime.timedelta) -> Claim | None:
@@ -169,7 +175,15 @@ def plan_actions(engine: Engine, plan_id: int) -> list[PlanAction]:
     a = t.actions
     with reader(engine) as conn:
         rows = conn.execute(
-            select(a.c.id, a.c.uuid, a.c.state, a.c.parents, a.c.action_type, a.c.input_parameters)
+            select(
+                a.c.id,
+                a.c.uuid,
+                a.c.state,
+                a.c.parents,
+                a.c.action_type,
+                a.c.input_parameters,
+                a.c.request,
+            )
             .where(a.c.action_plan_id == plan_id, a.c.deleted_at.is_(None))
             .order_by(a.c.position, a.c.id)
         ).all()
@@ -181,6 +195,7 @@ def plan_actions(engine: Engine, plan_id: int) -> list[PlanAction]:
             parents=tuple(row.parents or ()),
             action_type=row.action_type,
             input_parameters=row.input_parameters,
+            request=row.request,
         )
         for row in rows
     ]
@@ -261,6 +276,24 @@ def finish_action(
         .values(state=state, status_message=message, finished_at=utcnow())
     ).rowcount
     if finished != 1:
+        raise LostRun(f"action {action_id} run {attempt} is no longer current")
+
+
+def record_request(engine: Engine, action_id: int, attempt: int, request: dict[str, Any]) -> None:
+    """Record what run ``attempt`` of an action is about to ask of an outside service.
+
+    Written (in its own transaction, committed before the caller asks) only
+    while that run is the current ONGOING one; raises LostRun otherwise, and the
+    caller must not ask.
+    """
+    with writer(engine) as conn:
+        recorded = conn.execute(
+            update(t.actions)
+            .where(t.actions.c.id == action_id, t.actions.c.state == states.ONGOING)
+            .where(t.actions.c.attempts == attempt)
+            .values(request=request)
+        ).rowcount
+    if recorded != 1:
         raise LostRun(f"action {action_id} run {attempt} is no longer current")
 
 

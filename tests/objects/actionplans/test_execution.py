@@ -153,3 +153,34 @@ def test_cancelling_actions_and_finishing_the_plan(store: Store):
     final = plans.get_plan(store.engine, plan.uuid)
     assert final.state == states.CANCELLED
     assert not execution.renew_lease(store.engine, plan.id, "me", LEASE)
+
+
+def test_only_the_current_run_may_record_what_it_asks_and_the_next_run_reads_it(store: Store):
+    plan, actions = _only_plan(store)
+    action_id = actions[0].id
+    assert actions[0].request is None
+    execution.claim_next(store.engine, "old", LEASE)
+    stale = execution.start_action(store.engine, plan.id, action_id, "old")
+    assert stale == 1
+    asked = {"attempt": 1, "server": "s1", "source_host": "compute1", "target_host": None}
+    execution.record_request(store.engine, action_id, stale, asked)
+    assert execution.plan_actions(store.engine, plan.id)[0].request == asked
+
+    # Taken over: the stale run can no longer record (so it must not ask Nova) ...
+    _expire(store, plan)
+    execution.claim_next(store.engine, "new", LEASE)
+    with pytest.raises(execution.LostRun):
+        execution.record_request(store.engine, action_id, stale, {"attempt": 1, "late": True})
+    # ... and the next run reads what the last current run recorded.
+    requeued = execution.plan_actions(store.engine, plan.id)[0]
+    assert (requeued.state, requeued.request) == (states.PENDING, asked)
+    current = execution.start_action(store.engine, plan.id, action_id, "new")
+    assert current == 2
+    again = {**asked, "attempt": 2, "migration_id": 7}
+    execution.record_request(store.engine, action_id, current, again)
+    with writer(store.engine) as conn:
+        execution.finish_action(conn, action_id, current, states.SUCCEEDED, None)
+    # A finished action keeps its record; nothing records on it any more.
+    with pytest.raises(execution.LostRun):
+        execution.record_request(store.engine, action_id, current, {})
+    assert execution.plan_actions(store.engine, plan.id)[0].request == again
