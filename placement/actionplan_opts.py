@@ -99,9 +99,10 @@ _nova_client_opts: list[cfg.Opt] = [
     cfg.StrOpt(
         "api_version",
         default=DEFAULT_NOVA_API_VERSION,
-        help="The lowest compute API microversion the cloud must offer (upstream Watcher's "
-        "option). Each call sends the microversion it needs (2.25 to 2.59); the applier "
-        "checks at its first call that Nova offers the larger of this and 2.59.",
+        help="Upstream Watcher's compute API version, accepted so its configuration files "
+        "load. The nova executor sends each call at the microversion that call needs "
+        "(2.1 to 2.59, and 2.84 for Nova's details of a failed step when offered); "
+        "a Nova too old for a call refuses it and the action fails with Nova's message.",
     ),
     cfg.StrOpt(
         "endpoint_type",

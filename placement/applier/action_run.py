@@ -78,12 +78,14 @@ def run(
 
 def _env_of(env: base.RunEnv, job: ActionRun, shutdown: threading.Event) -> base.RunEnv:
     """``env`` for this run: what an earlier run recorded, and this run's recorder
-    (database outages waited out; LostRun when the run is no longer current)."""
+    (the run's attempt added; database outages waited out; LostRun when the run is
+    no longer current)."""
     engine, action_id, attempt = env.engine, job.action.id, job.attempt
 
     def record(request: Mapping[str, Any]) -> None:
+        stamped = {**request, "attempt": attempt}
         patiently(
-            lambda: store.record_request(engine, action_id, attempt, dict(request)),
+            lambda: store.record_request(engine, action_id, attempt, stamped),
             shutdown,
             f"recording what action {job.action.uuid} asks",
         )

@@ -39,7 +39,7 @@ class Asks:
     def run(self, conn, params: dict, env: base.RunEnv) -> base.Outcome:
         self.seen.append(None if env.recorded is None else dict(env.recorded))
         attempt = len(self.seen)
-        env.record({"attempt": attempt, "server": params["server"]})
+        env.record({"server": params["server"]})  # the applier adds the attempt
         self.asked.append(attempt)
         return base.succeeded()
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from placement.actionplans.action_types import BUILTIN
-from placement.effects import registry
+from placement.effects import base, registry
 
 #: A plugin distribution: one good type (a class, instantiated without arguments)
 #: beside three that must be left out.
@@ -76,3 +76,39 @@ def test_a_plugin_type_that_cannot_serve_is_left_out_with_its_reason(plugin, cap
     assert "Action type 'misnamed' (registry_test_plugin:MISNAMED) declares the name 'notify'" in (
         logged
     )
+
+
+#: What the nova executor performs: Nova's operations, and the two agnostic types.
+NOVA_TYPES = {"change_nova_service_state", "delete", "migrate", "resize", "shelve", "stop"}
+
+
+def test_the_nova_executor_loads_nova_s_types_with_the_same_declarations():
+    effects = registry.load_effects("nova")
+    assert set(effects) == NOVA_TYPES | {"nop", "sleep"}
+    assert {name: e.declaration for name, e in effects.items()} == {
+        name: BUILTIN[name] for name in effects
+    }
+    placement = registry.load_effects("placement")
+    assert effects["nop"] is placement["nop"] and effects["sleep"] is placement["sleep"]
+
+
+def test_the_nova_executor_never_writes_allocations_itself():
+    """Nova's types run outside any transaction (``conn=None``): none can write our tables."""
+    effects = registry.load_effects("nova")
+    assert all(base.is_blocking(effects[name]) for name in NOVA_TYPES)
+    assert all(
+        type(effects[name]).__module__.startswith("placement.effects.nova") for name in NOVA_TYPES
+    )
+
+
+def test_the_configured_executor_chooses_the_set(tmp_path):
+    from placement import conf as placement_conf
+
+    path = tmp_path / "placement.conf"
+    path.write_text("[watcher_applier]\nexecutor = nova\n")
+    conf = placement_conf.load([], default_config_files=[str(path)])
+    assert registry.executor(conf) == "nova"
+    assert set(registry.installed_declarations(registry.executor(conf))) == NOVA_TYPES | {
+        "nop",
+        "sleep",
+    }

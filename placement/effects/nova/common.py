@@ -1,0 +1,93 @@
+"""What the Nova effects share: the node a plan names as Nova's host, bounded waits,
+and the shape of a blocking type."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from sqlalchemy.engine import Connection
+
+from placement import actionplan_opts
+from placement.actionplans.action_types import BUILTIN
+from placement.db.transaction import reader
+from placement.effects import base, nodes
+from placement.effects.nova import client
+
+T = TypeVar("T")
+
+Run = Callable[[client.Nova, dict[str, Any], base.RunEnv], base.Outcome]
+
+
+class NovaType:
+    """A built-in action type done by Nova: the same declaration as the ``placement``
+    executor's, blocking, and given a client of the configured Nova."""
+
+    blocking = True
+
+    def __init__(self, name: str, run: Run) -> None:
+        self.declaration = BUILTIN[name]
+        self._run = run
+
+    def run(
+        self, conn: Connection | None, params: dict[str, Any], env: base.RunEnv
+    ) -> base.Outcome:
+        try:
+            nova = client.Nova.from_conf(env.conf)
+            return self._run(nova, params, env)
+        except client.NovaError as exc:
+            return base.failed_execute(str(exc))
+
+
+class NodeNotFound(Exception):
+    """The plan's node is no provider of ours."""
+
+
+def hypervisor_of(nova: client.Nova, env: base.RunEnv, ident: str) -> client.Hypervisor:
+    """The Nova compute node a plan's node names (a provider uuid or name): the
+    hypervisor whose uuid is the node's root provider's (never guessed from names)."""
+    with reader(env.engine) as conn:
+        node = nodes.find_node(conn, ident)
+    if node is None:
+        raise NodeNotFound(f"node {ident} not found")
+    return nova.hypervisor(node.root_provider_uuid)
+
+
+def timeout_of(env: base.RunEnv, option: str) -> float:
+    return float(env.conf[actionplan_opts.APPLIER_GROUP][option])
+
+
+def poll_interval(env: base.RunEnv) -> float:
+    return float(env.conf[actionplan_opts.APPLIER_GROUP].nova_poll_interval)
+
+
+class TimedOut(Exception):
+    """Nova did not get there within the configured bound."""
+
+
+class Cancelled(Exception):
+    """The plan was cancelled (or left) while the action waited for Nova."""
+
+
+def until(env: base.RunEnv, timeout: float, look: Callable[[], T | None], what: str) -> T:
+    """Call ``look`` every poll interval until it returns something; TimedOut after
+    ``timeout`` seconds, Cancelled as soon as the plan is cancelled."""
+    deadline = time.monotonic() + timeout
+    interval = poll_interval(env)
+    while True:
+        found = look()
+        if found is not None:
+            return found
+        if time.monotonic() >= deadline:
+            raise TimedOut(f"Nova did not {what} within {timeout:g} seconds")
+        if env.cancelled.wait(interval):
+            raise Cancelled(what)
+
+
+def cancelled_while(what: str) -> base.Outcome:
+    """Cancelled while Nova worked: Nova finishes on its own, the plan does not wait."""
+    return base.Outcome(
+        base.cancelled().state,
+        f"Action cancelled: the action plan was cancelled while waiting for Nova to {what}.",
+    )
