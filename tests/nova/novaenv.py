@@ -1,0 +1,92 @@
+"""Scratch virtualenvs holding Nova and Keystone for the Nova cloud tests.
+
+Nova and Keystone must never go into the project's own venv (they pull in
+most of OpenStack, with pins of their own), and they do not share one venv
+well either, so each lives in a venv of its own under
+``~/.cache/placement-test-nova/``, named after a stamp of its pinned
+requirements, as :mod:`tests.clients.clientenv` does for the client venv: a
+later run or CI on the same machine reuses it, a changed pin builds a fresh one
+beside it, a file lock keeps two processes from installing at once and a marker
+written last tells a finished venv from an interrupted one.
+
+Run as a script to build both ahead of time: ``python -m tests.nova.novaenv``.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+NOVA_PINS: tuple[str, ...] = (
+    "nova==34.0.0",
+    # Nova 34's database layer is not ready for SQLAlchemy 2.1.
+    "SQLAlchemy<2.1",
+    # Nova's databases are on MariaDB (SQLite does not stand several services).
+    "PyMySQL==1.1.2",
+    "gunicorn==23.0.0",
+)
+KEYSTONE_PINS: tuple[str, ...] = (
+    "keystone==30.0.0",
+    "gunicorn==23.0.0",
+)
+
+CACHE_ROOT = Path.home() / ".cache" / "placement-test-nova"
+INSTALL_TIMEOUT_S = 1500
+COMPLETE_MARKER = "installed-pins.txt"
+
+
+def stamp(pins: tuple[str, ...]) -> str:
+    """A short digest of the pins and the interpreter's minor version."""
+    text = "\n".join(sorted(pins)) + f"\npython{sys.version_info[0]}.{sys.version_info[1]}"
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def venv_dir(name: str, pins: tuple[str, ...]) -> Path:
+    return CACHE_ROOT / f"{name}-{stamp(pins)}"
+
+
+def _base_python() -> str:
+    """The interpreter to build the venv from: the base one, not our venv's."""
+    return getattr(sys, "_base_executable", None) or sys.executable
+
+
+def _install(venv: Path, pins: tuple[str, ...]) -> None:
+    if venv.exists():  # left half-built by an interrupted run
+        shutil.rmtree(venv)
+    subprocess.run([_base_python(), "-m", "venv", str(venv)], check=True, timeout=120)
+    subprocess.run(
+        [str(venv / "bin" / "pip"), "install", "--quiet", "--disable-pip-version-check", *pins],
+        check=True,
+        timeout=INSTALL_TIMEOUT_S,
+    )
+    (venv / COMPLETE_MARKER).write_text("\n".join(pins) + "\n")
+
+
+def ensure_venv(name: str, pins: tuple[str, ...]) -> Path:
+    """Return the venv ``name`` with ``pins`` installed, installing it on first use."""
+    venv = venv_dir(name, pins)
+    if (venv / COMPLETE_MARKER).is_file():
+        return venv
+    CACHE_ROOT.mkdir(parents=True, exist_ok=True)
+    with open(str(venv) + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # a second process waits here for the first's install
+        if not (venv / COMPLETE_MARKER).is_file():
+            _install(venv, pins)
+    return venv
+
+
+def nova_venv() -> Path:
+    return ensure_venv("nova", NOVA_PINS)
+
+
+def keystone_venv() -> Path:
+    return ensure_venv("keystone", KEYSTONE_PINS)
+
+
+if __name__ == "__main__":
+    print(keystone_venv())
+    print(nova_venv())

@@ -1,0 +1,56 @@
+"""Nova boots servers through our allocation candidates and claims.
+
+Thirty servers go one by one through Nova's API onto three fake computes;
+afterwards our usages of each compute node's provider equal what Nova itself
+counts on that host, and each server's allocations sit on its host's provider.
+"""
+
+from __future__ import annotations
+
+import collections
+
+from tests.nova import cloud
+
+SERVERS = 30
+VCPUS, RAM_MB, DISK_GB = 1, 512, 1
+FLAVOR_RESOURCES = {"VCPU": VCPUS, "MEMORY_MB": RAM_MB, "DISK_GB": DISK_GB}
+
+
+def test_nova_boots_thirty_servers_through_our_placement(nova_cloud: cloud.Cloud) -> None:
+    flavor = nova_cloud.create_flavor("boot-small", VCPUS, RAM_MB, DISK_GB)
+    servers = [nova_cloud.boot(f"boot-{i:02d}", flavor) for i in range(SERVERS)]
+
+    placement = nova_cloud.placement
+    providers = {
+        provider["name"]: provider["uuid"]
+        for provider in placement.get("/resource_providers").json()["resource_providers"]
+    }
+    hypervisors = nova_cloud.hypervisors()  # with Nova's usage of each
+    # Each compute node is its own provider, named after it, with its uuid.
+    assert {h["hypervisor_hostname"]: h["id"] for h in hypervisors} == providers
+    assert set(providers) == set(nova_cloud.hosts)
+
+    hosts = [server["OS-EXT-SRV-ATTR:host"] for server in servers]
+    per_host = collections.Counter(hosts)
+    assert set(per_host) == set(nova_cloud.hosts), per_host  # spread over every compute
+
+    for hypervisor in hypervisors:
+        host, count = hypervisor["hypervisor_hostname"], per_host[hypervisor["hypervisor_hostname"]]
+        usages = placement.get(f"/resource_providers/{hypervisor['id']}/usages").json()["usages"]
+        assert usages == {rc: amount * count for rc, amount in FLAVOR_RESOURCES.items()}, host
+        reserved = placement.get(
+            f"/resource_providers/{hypervisor['id']}/inventories/MEMORY_MB"
+        ).json()["reserved"]
+        nova_view = {
+            "VCPU": hypervisor["vcpus_used"],
+            "MEMORY_MB": hypervisor["memory_mb_used"] - reserved,
+            "DISK_GB": hypervisor["local_gb_used"],
+        }
+        assert usages == nova_view, host
+        assert hypervisor["running_vms"] == count, host
+
+    for server, host in zip(servers, hosts, strict=True):
+        allocations = placement.get(f"/allocations/{server['id']}").json()["allocations"]
+        assert {rp: alloc["resources"] for rp, alloc in allocations.items()} == {
+            providers[host]: FLAVOR_RESOURCES
+        }, server["id"]
