@@ -22,12 +22,34 @@ def fits(amounts: Amounts, free: Amounts) -> bool:
     return all(amount <= free.get(rc, 0) for rc, amount in amounts.items())
 
 
+#: The consumer type Nova gives its servers' allocations (since microversion 1.38).
+INSTANCE = "INSTANCE"
+
+
 @dataclass(frozen=True)
 class Consumer:
-    """A consumer (instance) and what it holds on one node's tree."""
+    """A consumer and what it holds on one node's tree.
+
+    ``consumer_type`` is the type Placement recorded for it (microversion 1.38 and
+    later), or None when it has none (written by an older microversion: the API's
+    ``unknown``).
+    """
 
     uuid: str
     amounts: Amounts
+    consumer_type: str | None = None
+
+    @property
+    def movable(self) -> bool:
+        """Whether a strategy may plan this consumer as a server to migrate or stop.
+
+        A consumer of type ``INSTANCE`` is; one of any other known type (``MIGRATION``:
+        what Nova holds on the source while it moves a server) is not, as Nova's
+        own bookkeeping is not a server. A consumer with no type (``unknown``: older
+        microversions, clouds that do not type their consumers) stays movable, as
+        every consumer was before types existed.
+        """
+        return self.consumer_type is None or self.consumer_type == INSTANCE
 
 
 @dataclass(frozen=True)

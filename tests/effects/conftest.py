@@ -70,10 +70,18 @@ class Cloud:
     def traits(self, provider: rp_obj.Provider) -> set[str]:
         return {t.name for t in trait.provider_traits(self.engine, provider.uuid).traits}
 
-    def claim(self, allocations: dict[str, dict[str, int]], consumer: str | None = None) -> str:
-        """Give a (new) consumer ``allocations`` (provider uuid → class → amount)."""
+    def claim(
+        self,
+        allocations: dict[str, dict[str, int]],
+        consumer: str | None = None,
+        consumer_type: str | None = None,
+    ) -> str:
+        """Give a (new) consumer ``allocations`` (provider uuid → class → amount), of
+        ``consumer_type`` if given (else untyped, as before microversion 1.38)."""
         consumer = consumer or str(uuid.uuid4())
-        write = claim_consumers.ConsumerWrite(consumer, "project", "user", allocations)
+        write = claim_consumers.ConsumerWrite(
+            consumer, "project", "user", allocations, consumer_type=consumer_type
+        )
         claim.replace(self.engine, [write], attempts=10)
         return consumer
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os_traits
 import pytest
+import sqlalchemy
 
 from placement.actionplans import errors
 from placement.actionplans.action_types import names
@@ -54,6 +55,60 @@ def test_world_reads_trees_capacity_usage_and_disabled(cloud):
     assert h1.usage == {"VCPU": 3, "VGPU": 1}
     assert [(c.uuid, dict(c.amounts)) for c in h1.consumers] == [(vm, {"VCPU": 3, "VGPU": 1})]
     assert (h1.disabled, h2.disabled) == (False, True)
+
+
+def _read_counting_statements(cloud):
+    seen = []
+
+    def count(*_args):
+        seen.append(1)
+
+    with reader(cloud.engine) as conn:
+        sqlalchemy.event.listen(conn, "before_cursor_execute", count)
+        try:
+            world = read_world(conn)
+        finally:
+            sqlalchemy.event.remove(conn, "before_cursor_execute", count)
+    return world, len(seen)
+
+
+def test_world_knows_which_consumers_are_servers(cloud):
+    """Nova's MIGRATION allocations count in the node's usage but are not movable; an
+    INSTANCE and an untyped consumer (written before microversion 1.38) are. The
+    snapshot is still three statements (roots, inventories, allocations)."""
+    h1 = cloud.node("h1", VCPU=16, MEMORY_MB=4096)
+    cloud.node("h2", VCPU=16, MEMORY_MB=4096)
+    server = cloud.claim({h1.uuid: {"VCPU": 2, "MEMORY_MB": 512}}, consumer_type="INSTANCE")
+    moving = cloud.claim({h1.uuid: {"VCPU": 4, "MEMORY_MB": 1024}}, consumer_type="MIGRATION")
+    old = cloud.claim({h1.uuid: {"VCPU": 1}})
+    world, statements = _read_counting_statements(cloud)
+    assert statements == 3
+    node = world.node("h1")
+    assert node is not None
+    assert node.usage == {"VCPU": 7, "MEMORY_MB": 1536}
+    assert [(c.uuid, c.consumer_type, c.movable) for c in node.consumers] == [
+        (server, "INSTANCE", True),
+        (moving, "MIGRATION", False),
+        (old, None, True),
+    ]
+
+
+def test_host_maintenance_moves_only_servers(cloud):
+    """On the maintenance node an INSTANCE and a MIGRATION consumer: only the instance
+    is migrated; the destination's own MIGRATION usage leaves it no room for it."""
+    h1 = cloud.node("h1", VCPU=16)
+    full = cloud.node("h2", VCPU=8)
+    roomy = cloud.node("h3", VCPU=6)
+    server = cloud.claim({h1.uuid: {"VCPU": 4}}, consumer_type="INSTANCE")
+    cloud.claim({h1.uuid: {"VCPU": 2}}, consumer_type="MIGRATION")
+    cloud.claim({full.uuid: {"VCPU": 5}}, consumer_type="MIGRATION")
+    audit = _audit(cloud, "host_maintenance", {"maintenance_node": "h1"})
+    stored = _actions(cloud, audit)
+    assert [(a.action_type, a.input_parameters.get("resource_id")) for a in stored] == [
+        (names.CHANGE_NOVA_SERVICE_STATE, h1.uuid),
+        (names.MIGRATE, server),
+    ]
+    assert stored[1].input_parameters["destination_node"] == roomy.name
 
 
 def test_host_maintenance_plan_is_stored_and_applies(cloud):

@@ -8,7 +8,9 @@ room is ignored, as upstream does. Otherwise each consumer gets an explicit
 the load, and taking each placement's amounts from the free capacity so the
 whole plan fits at once. If some consumer fits nowhere, no plan is made and the
 error names every such consumer. With both ``disable_*_migration`` flags set,
-consumers are stopped instead of moved.
+consumers are stopped instead of moved. Only servers move or stop (see
+:attr:`~placement.actionplans.world.Consumer.movable`): what Nova holds for an
+in-flight migration stays, its usage still counted on the node.
 """
 
 from __future__ import annotations
@@ -70,7 +72,7 @@ def solve(parameters: dict[str, Any], world: World) -> Solution:
     backup = None
     if parameters.get("backup_node") is not None:
         backup = _node(world, parameters["backup_node"])
-    moving = [consumer for consumer in node.consumers if consumer.amounts]
+    moving = [consumer for consumer in node.consumers if consumer.amounts and consumer.movable]
     stop = parameters["disable_live_migration"] and parameters["disable_cold_migration"]
     use_backup = (
         backup is not None

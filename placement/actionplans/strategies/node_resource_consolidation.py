@@ -4,8 +4,11 @@ Only enabled nodes take part. They are tried as sources from the least loaded up
 a node is released when every consumer on it fits, on the snapshot, on the
 remaining nodes, each placed where it leaves the least room (tight packing),
 biggest first; a node that receives consumers is not emptied later, so nothing
-moves twice. Empty nodes are released without moves. Released nodes are
-disabled, so no scheduler fills them again.
+moves twice. A node holding a consumer that is not a server (see
+:attr:`~placement.actionplans.world.Consumer.movable`: Nova's allocations for an
+in-flight migration) cannot be emptied by the plan, so it is not released; its
+usage still counts against what it can receive. Empty nodes are released without
+moves. Released nodes are disabled, so no scheduler fills them again.
 
 ``host_choice`` is upstream's: ``auto`` leaves the destination to the applier's
 candidate search (among the nodes still enabled), anything else writes the
@@ -45,7 +48,10 @@ def _emptying(
     source: Node, targets: list[Node], trial: FreeCapacity, world: World
 ) -> _Moves | None:
     """Each of ``source``'s consumers with where it goes, taken from ``trial``; None if
-    some consumer fits nowhere (``trial`` is then half-spent: throw it away)."""
+    some consumer fits nowhere or is not a server to move (``trial`` is then
+    half-spent: throw it away)."""
+    if not all(consumer.movable for consumer in source.consumers):
+        return None
     moves: _Moves = []
     for consumer in largest_first(source.consumers, world.nodes):
         destination = choose(trial, consumer, targets, spread=False)

@@ -2,7 +2,8 @@
 
 Everything comes from one connection (the caller's transaction), so the snapshot
 is as consistent as the caller's isolation level makes it; the applier checks
-capacity again when it acts.
+capacity again when it acts. Each consumer comes with its consumer type (None when
+it has none), so strategies move only servers while usage counts everything.
 """
 
 from __future__ import annotations
@@ -47,16 +48,27 @@ def read_world(conn: Connection) -> World:
         capacity[root][name] = capacity[root].get(name, 0) + int(
             conditions.capacity(total, reserved, ratio)
         )
+    consumers, types = tables.consumers, tables.consumer_types
     held: dict[int, dict[str, dict[str, int]]] = defaultdict(dict)
+    kinds: dict[str, str | None] = {}
     usage: dict[int, dict[str, int]] = defaultdict(dict)
-    for root, consumer, name, used in conn.execute(
-        select(_RP.c.root_provider_id, alloc.c.consumer_id, rc.c.name, func.sum(alloc.c.used))
+    for root, consumer, kind, name, used in conn.execute(
+        select(
+            _RP.c.root_provider_id,
+            alloc.c.consumer_id,
+            types.c.name,
+            rc.c.name,
+            func.sum(alloc.c.used),
+        )
         .join(_RP, _RP.c.id == alloc.c.resource_provider_id)
         .join(rc, rc.c.id == alloc.c.resource_class_id)
-        .group_by(_RP.c.root_provider_id, alloc.c.consumer_id, rc.c.name)
+        .outerjoin(consumers, consumers.c.uuid == alloc.c.consumer_id)
+        .outerjoin(types, types.c.id == consumers.c.consumer_type_id)
+        .group_by(_RP.c.root_provider_id, alloc.c.consumer_id, types.c.name, rc.c.name)
         .order_by(_RP.c.root_provider_id, func.min(alloc.c.id), rc.c.name)
     ):
         held[root].setdefault(consumer, {})[name] = int(used)
+        kinds[consumer] = kind
         usage[root][name] = usage[root].get(name, 0) + int(used)
     return World(
         tuple(
@@ -66,7 +78,9 @@ def read_world(conn: Connection) -> World:
                 capacity=capacity[root],
                 usage=usage[root],
                 disabled=bool(disabled),
-                consumers=tuple(Consumer(c, amounts) for c, amounts in held[root].items()),
+                consumers=tuple(
+                    Consumer(c, amounts, kinds[c]) for c, amounts in held[root].items()
+                ),
             )
             for root, uuid, name, disabled in roots
         )

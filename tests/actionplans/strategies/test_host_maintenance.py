@@ -9,7 +9,13 @@ from hypothesis import given, settings
 from placement.actionplans.errors import ConsumersCannotBePlaced, NodeNotFound
 from placement.actionplans.strategies import solve
 from placement.actionplans.world import World
-from tests.actionplans.strategies.worlds import assert_fits_at_once, migrations, node, worlds
+from tests.actionplans.strategies.worlds import (
+    assert_fits_at_once,
+    migrations,
+    node,
+    typed,
+    worlds,
+)
 
 
 def _disable(name: str) -> dict:
@@ -96,6 +102,31 @@ def test_migration_flags():
     stopped = solve("host_maintenance", both, world)
     assert [(a.action_type, a.input_parameters) for a in stopped.actions[1:]] == [
         ("stop", {"resource_id": "m-0"})
+    ]
+
+
+def test_only_servers_move_and_what_nova_holds_for_a_migration_still_counts():
+    """An INSTANCE and an untyped consumer move; Nova's MIGRATION allocations stay put,
+    and the destination's own MIGRATION usage still takes room: ``a`` (8 VCPU, 5 used
+    by a migration) cannot take the 4 VCPU server, ``b`` can."""
+    world = World(
+        (
+            typed(node("m", 16, 4, 3, 2), "INSTANCE", "MIGRATION", None),
+            typed(node("a", 8, 5), "MIGRATION"),
+            node("b", 6),
+        )
+    )
+    solution = solve("host_maintenance", {"maintenance_node": "m"}, world)
+    assert solution.actions[0].input_parameters == _disable("m")
+    moves = migrations(solution)
+    assert [m["resource_id"] for m in moves] == ["m-0", "m-2"]
+    assert dict((m["resource_id"], m["destination_node"]) for m in moves)["m-0"] == "b"
+    assert_fits_at_once(world, solution)
+    both = {"maintenance_node": "m", "disable_live_migration": True, "disable_cold_migration": True}
+    stopped = solve("host_maintenance", both, world)
+    assert [a.input_parameters for a in stopped.actions[1:]] == [
+        {"resource_id": "m-0"},
+        {"resource_id": "m-2"},
     ]
 
 

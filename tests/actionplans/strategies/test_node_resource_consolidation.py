@@ -7,7 +7,13 @@ from hypothesis import given, settings
 
 from placement.actionplans.strategies import solve
 from placement.actionplans.world import World
-from tests.actionplans.strategies.worlds import assert_fits_at_once, migrations, node, worlds
+from tests.actionplans.strategies.worlds import (
+    assert_fits_at_once,
+    migrations,
+    node,
+    typed,
+    worlds,
+)
 
 SPECIFY = {"host_choice": "specify"}
 
@@ -60,6 +66,27 @@ def test_a_node_that_cannot_be_emptied_stays():
     solution = solve("node_resource_consolidation", SPECIFY, world)
     assert solution.actions == []
     assert solution.efficacy_indicators[1]["value"] == 0
+
+
+def test_a_node_holding_a_migration_is_not_released_but_its_usage_counts():
+    """``n1`` is the least loaded, but what it holds is Nova's allocation for an
+    in-flight migration: no plan empties it, so it is not released. ``n2``'s untyped
+    server then goes to ``n3``, the fullest node with room; ``n4``, whose free room
+    is what its migration leaves (1 VCPU), cannot take it."""
+    world = World(
+        (
+            typed(node("n1", 8, 1), "MIGRATION"),
+            typed(node("n2", 8, 2), None),
+            typed(node("n3", 8, 4), "INSTANCE"),
+            typed(node("n4", 8, 1, 6), "MIGRATION", "MIGRATION"),
+        )
+    )
+    solution = solve("node_resource_consolidation", SPECIFY, world)
+    assert _disabled(solution) == ["n2"]
+    assert [(m["resource_id"], m["destination_node"]) for m in migrations(solution)] == [
+        ("n2-0", "n3")
+    ]
+    assert_fits_at_once(world, solution)
 
 
 def test_empty_nodes_are_disabled_without_counting_as_released():

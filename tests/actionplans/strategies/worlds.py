@@ -3,6 +3,7 @@ that a plan's migrations fit all at once."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 
 from hypothesis import strategies as st
@@ -28,6 +29,15 @@ def node(
         disabled=disabled,
         consumers=consumers,
     )
+
+
+def typed(of: Node, *types: str | None) -> Node:
+    """``of`` with its consumers given these consumer types, in order."""
+    consumers = tuple(
+        dataclasses.replace(consumer, consumer_type=kind)
+        for consumer, kind in zip(of.consumers, types, strict=True)
+    )
+    return dataclasses.replace(of, consumers=consumers)
 
 
 def migrations(solution: Solution) -> list[dict]:
