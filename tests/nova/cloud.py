@@ -34,6 +34,7 @@ import shutil
 import signal
 import sqlite3
 import subprocess
+import sys
 import tempfile
 import textwrap
 import time
@@ -531,6 +532,39 @@ def _start_nova(workdir: Path, procs: _Processes, api_port: int) -> str:
     return compute_url
 
 
+# -- appliers -------------------------------------------------------------------------------
+
+#: Our applier's console script, beside the interpreter running the tests.
+APPLIER = Path(sys.executable).parent / "placement-applier"
+
+
+@dataclass
+class Applier:
+    """A ``placement-applier`` started by :meth:`Cloud.start_applier`."""
+
+    name: str
+    process: subprocess.Popen
+    log: Path
+
+    def kill(self) -> None:
+        """SIGKILL: no action finishes, no lease is released."""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+
+    def stop(self) -> None:
+        """SIGTERM (running actions finish), SIGKILL after 30 s."""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGTERM)
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.kill()
+
+    def log_tail(self, size: int = 4000) -> str:
+        return self.log.read_text(errors="replace")[-size:] if self.log.exists() else ""
+
+
 # -- the cloud ------------------------------------------------------------------------------
 
 
@@ -547,6 +581,7 @@ class Cloud:
     procs: _Processes
     timings: dict[str, float]
     hosts: tuple[str, ...] = HOSTS
+    appliers: list[Applier] = field(default_factory=list)
 
     @property
     def compute(self) -> ksa_adapter.Adapter:
@@ -570,6 +605,67 @@ class Cloud:
             default_microversion=PLACEMENT_MICROVERSION,
         )
 
+    @property
+    def watcher(self) -> ksa_adapter.Adapter:
+        """Our ``/v1`` (Watcher's API, served by our Placement) as admin: paths ``/v1/...``."""
+        return ksa_adapter.Adapter(
+            self.session, service_type="infra-optim", endpoint_override=self.placement_url
+        )
+
+    def start_applier(
+        self, name: str, *, lease_seconds: float = 30.0, applier_options: str = ""
+    ) -> Applier:
+        """A ``placement-applier`` on our Placement's database with ``executor = nova``,
+        reaching Nova as admin through Keystone; ``applier_options`` are more lines of
+        its ``[watcher_applier]``. Stopped with the cloud if still running."""
+        confdir = self.workdir / "appliers"
+        confdir.mkdir(exist_ok=True)
+        conf = confdir / f"{name}.conf"
+        conf.write_text(
+            textwrap.dedent(f"""\
+                [placement_database]
+                connection = {placement_database(self.workdir)}
+                [watcher_applier]
+                executor = nova
+                nova_poll_interval = 0.3
+                """)
+            + applier_options
+            + textwrap.dedent(f"""
+                [watcher_clients_auth]
+                auth_type = password
+                auth_url = {self.keystone_url}/v3
+                username = admin
+                password = {ADMIN_PASSWORD}
+                project_name = admin
+                user_domain_id = default
+                project_domain_id = default
+                [nova_client]
+                region_name = {REGION}
+                endpoint_type = public
+                """)
+        )
+        argv = [
+            str(APPLIER),
+            "--config-file",
+            str(conf),
+            "--lease-seconds",
+            str(lease_seconds),
+            "--poll-interval",
+            "0.2",
+        ]
+        with open(self.workdir / "logs" / f"{name}.log", "w") as log:
+            process = subprocess.Popen(
+                argv,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                env=_clean_env(),
+                start_new_session=True,
+            )
+        applier = Applier(name, process, self.workdir / "logs" / f"{name}.log")
+        self.appliers.append(applier)
+        return applier
+
     def openrc(self) -> str:
         return textwrap.dedent(f"""\
             export OS_AUTH_URL={self.keystone_url}/v3
@@ -587,9 +683,12 @@ class Cloud:
         body = {"flavor": {"name": name, "vcpus": vcpus, "ram": ram_mb, "disk": disk_gb}}
         return self.compute.post("/flavors", json=body).json()["flavor"]["id"]
 
-    def boot(self, name: str, flavor_id: str, *, wait: bool = True) -> dict[str, Any]:
-        """Create a server without networks; wait for ACTIVE unless told not to."""
-        body = {
+    def boot(
+        self, name: str, flavor_id: str, *, wait: bool = True, host: str | None = None
+    ) -> dict[str, Any]:
+        """Create a server without networks (on ``host``, which the scheduler checks,
+        when given); wait for ACTIVE unless told not to."""
+        body: dict[str, Any] = {
             "server": {
                 "name": name,
                 "flavorRef": flavor_id,
@@ -597,6 +696,8 @@ class Cloud:
                 "networks": "none",
             }
         }
+        if host is not None:
+            body["server"]["host"] = host  # 2.74
         response = self.compute.post("/servers", json=body, raise_exc=False)
         if response.status_code != 202:
             raise CloudError(f"boot {name}: {response.status_code} {response.text}")
@@ -737,22 +838,33 @@ def running(workdir: str | None = None) -> Iterator[Cloud]:
             with phase("computes"):
                 cloud.wait_for_computes()
             phase.done("start-up", started)
-            yield cloud
+            try:
+                yield cloud
+            finally:
+                for applier in cloud.appliers:
+                    applier.stop()
     finally:
         if not os.environ.get("NOVA_CLOUD_KEEP"):
             shutil.rmtree(root, ignore_errors=True)
 
 
+def placement_database(workdir: Path) -> str:
+    """Our Placement's database in the cloud's directory."""
+    return f"sqlite:///{workdir}/placement.db"
+
+
 @contextlib.contextmanager
 def _placement(workdir: Path, keystone_url: str) -> Iterator[str]:
     """Our Placement on a migrated SQLite file, behind Keystone's auth_token."""
-    url = f"sqlite:///{workdir}/placement.db"
+    url = placement_database(workdir)
     rig.migrated(url)
     with server.gunicorn(
         url,
         workers=2,
         auth_strategy="keystone",
-        conf_extra=identity.authtoken_section(keystone_url, keystone_url),
+        # Audits are checked against the types the appliers of this cloud perform.
+        conf_extra=identity.authtoken_section(keystone_url, keystone_url)
+        + "[watcher_applier]\nexecutor = nova\n",
     ) as base:
         yield base
 

@@ -58,15 +58,24 @@ def _ask(nova: client.Nova, env: base.RunEnv, move: Move) -> dict[str, Any]:
         "requested_at": datetime.datetime.now(datetime.timezone.utc).isoformat(),
     }
     env.record(request)
-    if move.kind == "live":
-        request_id = nova.live_migrate(move.server_id, move.target_host)
-    elif move.kind == "cold":
-        request_id = nova.cold_migrate(move.server_id, move.target_host)
-    else:
-        request_id = nova.resize(move.server_id, str(move.flavor_id))
+    try:
+        request_id = _request(nova, move)
+    except client.NovaError as exc:
+        # Nova refuses some moves in its answer (a destination its scheduler
+        # rejects: "No valid host was found. "): say what was refused.
+        raise type(exc)(f"Nova refused to {move.what}: {str(exc).strip()}", exc.status) from None
     recorded = {**request, "request_id": request_id}
     env.record(recorded)
     return recorded
+
+
+def _request(nova: client.Nova, move: Move) -> str | None:
+    """Ask Nova for the move; Nova's request id."""
+    if move.kind == "live":
+        return nova.live_migrate(move.server_id, move.target_host)
+    if move.kind == "cold":
+        return nova.cold_migrate(move.server_id, move.target_host)
+    return nova.resize(move.server_id, str(move.flavor_id))
 
 
 def carry_out(nova: client.Nova, env: base.RunEnv, move: Move) -> base.Outcome:
@@ -148,20 +157,42 @@ def migrate(nova: client.Nova, params: dict[str, Any], env: base.RunEnv) -> base
         return base.failed_pre_condition(str(exc))
     if target is not None and target.host == source.host:
         return base.failed_pre_condition(f"destination node {wanted} is the source node's host")
+    server = None
     if env.recorded is None:
         server = nova.server_state(server_id)
         if server is None or server.host != source.host:
             return base.skipped(f"server {server_id} is not on {params['source_node']}")
-    live = params["migration_type"] == "live"
+    kind = _migration_kind(params, env, server)
     move = Move(
         server_id=server_id,
-        kind="live" if live else "cold",
+        kind=kind,
         source_host=source.host,
         target_host=None if target is None else target.host,
         timeout_option="migration_timeout",
-        what=f"{'live' if live else 'cold'} migrate server {server_id} off {source.host}",
+        what=f"{kind} migrate server {server_id} off {source.host}",
     )
     return carry_out(nova, env, move)
+
+
+#: The status of a server Nova has stopped: it can be migrated cold, not live.
+STOPPED = "SHUTOFF"
+
+
+def _migration_kind(
+    params: dict[str, Any], env: base.RunEnv, server: reconcile.Server | None
+) -> reconcile.Move:
+    """The migration to ask of Nova: the one an earlier run recorded (after a crash
+    the server's status says nothing about what was asked), else the plan's, except
+    that a server Nova shows stopped is migrated cold. Nova live-migrates running
+    servers only ("Cannot 'os-migrateLive' instance ... while it is in vm_state
+    stopped"), and a strategy planning from Placement cannot tell; upstream Watcher's
+    strategies choose cold for such a server from Nova's state."""
+    recorded = (env.recorded or {}).get("move")
+    if recorded in ("live", "cold"):
+        return "live" if recorded == "live" else "cold"
+    if params["migration_type"] == "live" and (server is None or server.status != STOPPED):
+        return "live"
+    return "cold"
 
 
 def resize(nova: client.Nova, params: dict[str, Any], env: base.RunEnv) -> base.Outcome:

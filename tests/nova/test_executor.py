@@ -1,0 +1,419 @@
+"""The ``nova`` executor against a real Nova: our applier moves real servers.
+
+Each scenario creates an audit through our ``/v1`` API (served by the cloud's
+Placement, ``executor = nova``), starts a ``placement-applier`` with
+``executor = nova`` reaching Nova through Keystone (``Cloud.start_applier``),
+and checks what Nova and our Placement show afterwards:
+
+* host_maintenance drains a compute: its servers elsewhere in the same status
+  (a stopped one migrated cold although planned live), its compute service
+  disabled with the reason, their allocations on their new hosts' providers,
+  nothing left on the drained node nor on migration consumers;
+* an applier SIGKILLed as soon as a migrate's request is recorded (the live
+  migration then in flight or about to be asked): the next applier takes the
+  plan over once the lease runs out, reconciles from Nova's state, and every
+  server is migrated exactly once;
+* a migration Nova refuses (destination's compute service disabled): that
+  action FAILED with Nova's message, its descendant CANCELLED, an independent
+  action SUCCEEDED;
+* a resize by flavor name: the server on the new flavor, its allocations too;
+* node_resource_consolidation with Nova's scheduler choosing the destinations.
+
+The scenarios share the session's cloud (and ``test_boot``'s servers when on
+the same worker): they count what was on a host, not totals, and each enables
+every compute service again when it ends.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from tests.nova import cloud
+
+VCPUS, RAM_MB, DISK_GB = 1, 512, 1
+SMALL = {"VCPU": VCPUS, "MEMORY_MB": RAM_MB, "DISK_GB": DISK_GB}
+MEDIUM = {"VCPU": 2, "MEMORY_MB": 1024, "DISK_GB": DISK_GB}
+#: Status messages of plans and actions are shown from infra-optim 1.5 on.
+INFRA_OPTIM = "1.5"
+LEASE_S = 3.0
+PLAN_TIMEOUT_S = 240
+ENDED = ("SUCCEEDED", "FAILED", "CANCELLED")
+APPLIER_OPTIONS = "migration_timeout = 180\nresize_timeout = 180\n"
+
+
+@pytest.fixture
+def nova(nova_cloud: cloud.Cloud) -> Iterator[cloud.Cloud]:
+    """The cloud; every compute service enabled again afterwards."""
+    yield nova_cloud
+    for service in _services(nova_cloud).values():
+        if service["status"] != "enabled":
+            nova_cloud.compute.put(
+                f"/os-services/{service['id']}", json={"status": "enabled"}, microversion="2.53"
+            )
+
+
+@pytest.fixture(scope="module")
+def small(nova_cloud: cloud.Cloud) -> str:
+    return nova_cloud.create_flavor("exec-small", VCPUS, RAM_MB, DISK_GB)
+
+
+def _services(nova: cloud.Cloud) -> dict[str, dict[str, Any]]:
+    found = nova.compute.get("/os-services?binary=nova-compute").json()["services"]
+    return {service["host"]: service for service in found}
+
+
+def _providers(nova: cloud.Cloud) -> dict[str, str]:
+    """Each host's compute node provider (the hypervisor's uuid, Nova's view)."""
+    return {h["hypervisor_hostname"]: h["id"] for h in nova.hypervisors()}
+
+
+def _servers_on(nova: cloud.Cloud, host: str) -> list[str]:
+    found = nova.compute.get(f"/servers/detail?all_tenants=1&host={host}").json()["servers"]
+    return [server["id"] for server in found]
+
+
+def _migrations(nova: cloud.Cloud, server_id: str) -> list[dict[str, Any]]:
+    path = f"/os-migrations?instance_uuid={server_id}"
+    return nova.compute.get(path, microversion="2.59").json()["migrations"]
+
+
+def _held(nova: cloud.Cloud, consumer: str) -> dict[str, dict[str, int]]:
+    allocations = nova.placement.get(f"/allocations/{consumer}").json()["allocations"]
+    return {rp: alloc["resources"] for rp, alloc in allocations.items()}
+
+
+def _audit(nova: cloud.Cloud, body: dict[str, Any]) -> str:
+    """Create an auto-triggered ONESHOT audit; its plan's uuid."""
+    body = {"audit_type": "ONESHOT", "auto_trigger": True, **body}
+    response = nova.watcher.post("/v1/audits", json=body, raise_exc=False)
+    assert response.status_code == 201, response.text
+    audit = response.json()["uuid"]
+    plans = nova.watcher.get(f"/v1/action_plans?audit_uuid={audit}").json()["action_plans"]
+    assert len(plans) == 1, plans
+    return str(plans[0]["uuid"])
+
+
+def _plan(nova: cloud.Cloud, plan: str) -> dict[str, Any]:
+    return dict(nova.watcher.get(f"/v1/action_plans/{plan}", microversion=INFRA_OPTIM).json())
+
+
+def _actions(nova: cloud.Cloud, plan: str) -> list[dict[str, Any]]:
+    path = f"/v1/actions/detail?action_plan_uuid={plan}"
+    return list(nova.watcher.get(path, microversion=INFRA_OPTIM).json()["actions"])
+
+
+def _wait_for_plan(nova: cloud.Cloud, plan: str, applier: cloud.Applier) -> dict[str, Any]:
+    deadline = time.monotonic() + PLAN_TIMEOUT_S
+    while True:
+        found = _plan(nova, plan)
+        if found["state"] in ENDED:
+            return found
+        assert applier.process.poll() is None, applier.log_tail()
+        assert time.monotonic() < deadline, (found, _actions(nova, plan), applier.log_tail())
+        time.sleep(0.5)
+
+
+def _apply(nova: cloud.Cloud, plan: str, name: str) -> dict[str, Any]:
+    """Run the plan with a new applier to its end; the plan as it ended."""
+    applier = nova.start_applier(name, lease_seconds=LEASE_S, applier_options=APPLIER_OPTIONS)
+    try:
+        return _wait_for_plan(nova, plan, applier)
+    finally:
+        applier.stop()
+
+
+@dataclass(frozen=True)
+class _Before:
+    """What Nova showed of a host's servers before a plan: each one's status and
+    newest migration record id."""
+
+    status: dict[str, str]
+    newest_migration: dict[str, int]
+
+
+def _before(nova: cloud.Cloud, host: str) -> _Before:
+    servers = _servers_on(nova, host)
+    return _Before(
+        status={s: nova.server(s)["status"] for s in servers},
+        newest_migration={
+            s: max((m["id"] for m in _migrations(nova, s)), default=0) for s in servers
+        },
+    )
+
+
+#: The migration record a server's move leaves, by its status: a running server is
+#: live-migrated, a stopped one cold-migrated (and confirmed) even when planned live.
+MOVED_BY = {"ACTIVE": ("completed", "live-migration"), "SHUTOFF": ("confirmed", "migration")}
+
+
+def _assert_drained(nova: cloud.Cloud, hosts: list[str], reason: str, before: _Before) -> None:
+    """Every server that was on ``hosts`` elsewhere in the same status, each moved by
+    exactly one new migration record, allocations following them, the nodes empty
+    and disabled with ``reason``, no migration consumer left."""
+    providers = _providers(nova)
+    for host in hosts:
+        service = _services(nova)[host]
+        assert (service["status"], service["disabled_reason"]) == ("disabled", reason)
+    for server_id, status in before.status.items():
+        found = nova.server(server_id)
+        new_host = found["OS-EXT-SRV-ATTR:host"]
+        assert (found["status"], found["OS-EXT-STS:task_state"]) == (status, None), server_id
+        assert new_host not in hosts, server_id
+        newer = before.newest_migration[server_id]
+        new = [m for m in _migrations(nova, server_id) if m["id"] > newer]
+        assert [(m["status"], m["migration_type"]) for m in new] == [MOVED_BY[status]], (
+            server_id,
+            new,
+        )
+        assert new[0]["source_compute"] in hosts
+        assert new[0]["dest_compute"] == new_host
+        held = _held(nova, server_id)
+        assert list(held) == [providers[new_host]], (server_id, held)
+        assert _held(nova, new[0]["uuid"]) == {}, server_id  # the migration consumer is gone
+    for host in hosts:
+        usages = nova.placement.get(f"/resource_providers/{providers[host]}/usages").json()
+        assert not any(usages["usages"].values()), (host, usages)
+        assert _servers_on(nova, host) == [], host
+
+
+def test_host_maintenance_drains_a_compute_through_nova(nova: cloud.Cloud, small: str) -> None:
+    for index, host in enumerate(("compute1", "compute1", "compute2", "compute3")):
+        nova.boot(f"exec-maint-{index}", small, host=host)
+    stopped = nova.boot("exec-maint-stopped", small, host="compute1")["id"]
+    nova.compute.post(f"/servers/{stopped}/action", json={"os-stop": None})
+    nova.wait_for_status(stopped, "SHUTOFF")
+    before = _before(nova, "compute1")
+    on_host = list(before.status)
+    assert len(on_host) >= 3
+    assert before.status[stopped] == "SHUTOFF"
+    providers = _providers(nova)
+
+    plan = _audit(
+        nova,
+        {
+            "goal": "cluster_maintaining",
+            "strategy": "host_maintenance",
+            "parameters": {"maintenance_node": "compute1"},
+        },
+    )
+    planned = _actions(nova, plan)
+    assert {
+        a["input_parameters"]["resource_id"] for a in planned if a["action_type"] == "migrate"
+    } == set(on_host)
+    started = time.monotonic()
+    ended = _apply(nova, plan, "applier-maintenance")
+    took = time.monotonic() - started
+
+    assert ended["state"] == "SUCCEEDED", (ended, _actions(nova, plan))
+    assert {a["state"] for a in _actions(nova, plan)} == {"SUCCEEDED"}
+    _assert_drained(nova, ["compute1"], "watcher_maintaining", before)
+    assert providers == _providers(nova)
+    print(f"host_maintenance of {len(on_host)} servers: {took:.1f} s")
+
+
+def _requested_migrations(database: str, plan: str) -> list[str]:
+    """Migrate actions of ``plan`` that are ONGOING with their request recorded."""
+    with sqlite3.connect(database.removeprefix("sqlite:///"), timeout=10) as connection:
+        rows = connection.execute(
+            "SELECT a.uuid FROM actions a JOIN action_plans p ON a.action_plan_id = p.id"
+            " WHERE p.uuid = ? AND a.state = 'ONGOING' AND a.action_type = 'migrate'"
+            " AND a.request IS NOT NULL",
+            (plan,),
+        ).fetchall()
+    return [row[0] for row in rows]
+
+
+def test_applier_killed_mid_migration_another_finishes_once(nova: cloud.Cloud, small: str) -> None:
+    for index in range(3):
+        nova.boot(f"exec-kill-{index}", small, host="compute2")
+    before = _before(nova, "compute2")
+    on_host = list(before.status)
+    plan = _audit(
+        nova,
+        {
+            "goal": "cluster_maintaining",
+            "strategy": "host_maintenance",
+            "parameters": {"maintenance_node": "compute2"},
+        },
+    )
+    first = nova.start_applier(
+        "applier-killed", lease_seconds=LEASE_S, applier_options=APPLIER_OPTIONS
+    )
+    deadline = time.monotonic() + 60
+    try:
+        while not _requested_migrations(cloud.placement_database(nova.workdir), plan):
+            assert time.monotonic() < deadline, first.log_tail()
+            assert first.process.poll() is None, first.log_tail()
+            time.sleep(0.05)
+    finally:
+        first.kill()
+    in_flight = _requested_migrations(cloud.placement_database(nova.workdir), plan)
+    assert in_flight  # still ONGOING: the killed applier recorded no end
+    assert _plan(nova, plan)["state"] == "ONGOING"
+
+    started = time.monotonic()
+    ended = _apply(nova, plan, "applier-takeover")
+    took = time.monotonic() - started
+
+    assert ended["state"] == "SUCCEEDED", (ended, _actions(nova, plan))
+    assert {a["state"] for a in _actions(nova, plan)} == {"SUCCEEDED"}
+    takeover_log = (nova.workdir / "logs" / "applier-takeover.log").read_text()
+    assert f"Took over action plan {plan} (ONGOING)" in takeover_log
+    _assert_drained(nova, ["compute2"], "watcher_maintaining", before)
+    print(f"take-over after SIGKILL, {len(on_host)} servers: {took:.1f} s")
+
+
+def _migrate(server_id: str, source: str, destination: str) -> dict[str, Any]:
+    return {
+        "action_type": "migrate",
+        "resource_id": server_id,
+        "input_parameters": {
+            "migration_type": "live",
+            "source_node": source,
+            "destination_node": destination,
+        },
+    }
+
+
+def test_a_migration_nova_refuses_fails_and_cancels_its_descendants(
+    nova: cloud.Cloud, small: str
+) -> None:
+    refused = nova.boot("exec-refused", small, host="compute1")["id"]
+    independent = nova.boot("exec-independent", small, host="compute2")["id"]
+    descendant = nova.boot("exec-descendant", small, host="compute1")["id"]
+    service = _services(nova)["compute3"]
+    nova.compute.put(
+        f"/os-services/{service['id']}",
+        json={"status": "disabled", "disabled_reason": "exec test"},
+        microversion="2.53",
+    )
+    providers = _providers(nova)
+    # The weight planner puts two migrations side by side, the third below both.
+    plan = _audit(
+        nova,
+        {
+            "goal": "unclassified",
+            "strategy": "actuator",
+            "parameters": {
+                "actions": [
+                    _migrate(refused, "compute1", "compute3"),
+                    _migrate(independent, "compute2", "compute1"),
+                    _migrate(descendant, "compute1", "compute2"),
+                ]
+            },
+        },
+    )
+    by_server = {a["input_parameters"]["resource_id"]: a for a in _actions(nova, plan)}
+    assert by_server[refused]["parents"] == by_server[independent]["parents"] == []
+    assert set(by_server[descendant]["parents"]) == {
+        by_server[refused]["uuid"],
+        by_server[independent]["uuid"],
+    }
+
+    ended = _apply(nova, plan, "applier-refused")
+
+    assert (ended["state"], ended["status_message"]) == ("FAILED", "One or more actions failed.")
+    by_server = {a["input_parameters"]["resource_id"]: a for a in _actions(nova, plan)}
+    failed = by_server[refused]
+    assert failed["state"] == "FAILED"
+    assert failed["status_message"] == (  # with Nova's own words
+        f"Action failed in execute: Nova refused to live migrate server {refused} off"
+        " compute1: No valid host was found."
+    )
+    assert by_server[descendant]["state"] == "CANCELLED"
+    assert by_server[descendant]["status_message"] == (
+        f"Action cancelled: its parent action {failed['uuid']} failed."
+    )
+    assert by_server[independent]["state"] == "SUCCEEDED"
+    where = {s: nova.server(s) for s in (refused, independent, descendant)}
+    assert {s: (f["status"], f["OS-EXT-SRV-ATTR:host"]) for s, f in where.items()} == {
+        refused: ("ACTIVE", "compute1"),
+        independent: ("ACTIVE", "compute1"),
+        descendant: ("ACTIVE", "compute1"),
+    }
+    for server_id in (refused, independent, descendant):
+        assert _held(nova, server_id) == {providers["compute1"]: SMALL}, server_id
+    assert [m["status"] for m in _migrations(nova, descendant)] == []
+
+
+def test_resize_by_flavor_name_through_nova(nova: cloud.Cloud, small: str) -> None:
+    nova.create_flavor("exec-medium", MEDIUM["VCPU"], MEDIUM["MEMORY_MB"], MEDIUM["DISK_GB"])
+    server_id = nova.boot("exec-resize", small)["id"]
+    plan = _audit(
+        nova,
+        {
+            "goal": "unclassified",
+            "strategy": "actuator",
+            "parameters": {
+                "actions": [
+                    {
+                        "action_type": "resize",
+                        "resource_id": server_id,
+                        "input_parameters": {"flavor": "exec-medium"},
+                    }
+                ]
+            },
+        },
+    )
+    started = time.monotonic()
+    ended = _apply(nova, plan, "applier-resize")
+    took = time.monotonic() - started
+
+    assert ended["state"] == "SUCCEEDED", (ended, _actions(nova, plan))
+    (action,) = _actions(nova, plan)
+    assert action["state"] == "SUCCEEDED", action
+    found = nova.server(server_id)
+    assert (found["status"], found["flavor"]["original_name"]) == ("ACTIVE", "exec-medium")
+    host = found["OS-EXT-SRV-ATTR:host"]
+    assert _held(nova, server_id) == {_providers(nova)[host]: MEDIUM}
+    migrations = _migrations(nova, server_id)
+    assert [(m["status"], m["migration_type"]) for m in migrations] == [("confirmed", "resize")]
+    assert _held(nova, migrations[0]["uuid"]) == {}
+    print(f"resize: {took:.1f} s")
+
+
+def test_node_resource_consolidation_through_nova(nova: cloud.Cloud, small: str) -> None:
+    """Nova's scheduler chooses the destinations (``host_choice`` auto): the released
+    nodes are disabled first, so only the kept ones can take the servers."""
+    for index, host in enumerate(nova.hosts):
+        nova.boot(f"exec-nrc-{index}", small, host=host)
+    plan = _audit(
+        nova,
+        {
+            "goal": "server_consolidation",
+            "strategy": "node_resource_consolidation",
+            "parameters": {"host_choice": "auto"},
+        },
+    )
+    planned = _actions(nova, plan)
+    released = sorted(
+        a["input_parameters"]["resource_name"]
+        for a in planned
+        if a["action_type"] == "change_nova_service_state"
+    )
+    assert len(released) == 2, planned  # Nova's fake computes are huge: one node holds all
+    before = _Before({}, {})
+    for host in released:
+        on_host = _before(nova, host)
+        before.status.update(on_host.status)
+        before.newest_migration.update(on_host.newest_migration)
+    migrated = {
+        a["input_parameters"]["resource_id"] for a in planned if a["action_type"] == "migrate"
+    }
+    assert migrated == set(before.status)
+    assert all(a["input_parameters"].get("destination_node") is None for a in planned)
+
+    started = time.monotonic()
+    ended = _apply(nova, plan, "applier-consolidation")
+    took = time.monotonic() - started
+
+    assert ended["state"] == "SUCCEEDED", (ended, _actions(nova, plan))
+    assert {a["state"] for a in _actions(nova, plan)} == {"SUCCEEDED"}
+    _assert_drained(nova, released, "Watcher node resource consolidation strategy", before)
+    print(f"node_resource_consolidation, {len(migrated)} servers: {took:.1f} s")
