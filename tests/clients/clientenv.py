@@ -8,19 +8,16 @@ venv under ``~/.cache/placement-test-clients/``, named after a stamp of the
 pinned versions: a later run, a parallel xdist worker or CI on the same machine
 reuses it, and changing a pin builds a fresh one beside it. A file lock keeps
 two processes from installing at once; a marker written last tells a finished
-venv from one whose install was interrupted.
+venv from one whose install was interrupted (:mod:`tests.scratchvenv`).
 
 Run as a script to build it ahead of time: ``python tests/clients/clientenv.py``.
 """
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
-import shutil
-import subprocess
-import sys
 from pathlib import Path
+
+from tests import scratchvenv
 
 PINS: tuple[str, ...] = (
     "python-openstackclient==10.5.0",
@@ -31,13 +28,12 @@ PINS: tuple[str, ...] = (
 
 CACHE_ROOT = Path.home() / ".cache" / "placement-test-clients"
 INSTALL_TIMEOUT_S = 900
-COMPLETE_MARKER = "installed-pins.txt"
+COMPLETE_MARKER = scratchvenv.COMPLETE_MARKER
 
 
 def stamp(pins: tuple[str, ...] = PINS) -> str:
     """A short digest of the pins and the interpreter's minor version."""
-    text = "\n".join(sorted(pins)) + f"\npython{sys.version_info[0]}.{sys.version_info[1]}"
-    return hashlib.sha256(text.encode()).hexdigest()[:12]
+    return scratchvenv.stamp(pins)
 
 
 def venv_dir(pins: tuple[str, ...] = PINS) -> Path:
@@ -45,37 +41,14 @@ def venv_dir(pins: tuple[str, ...] = PINS) -> Path:
 
 
 def _is_complete(venv: Path) -> bool:
-    return (venv / COMPLETE_MARKER).is_file() and (venv / "bin" / "openstack").is_file()
-
-
-def _base_python() -> str:
-    """The interpreter to build the venv from: the base one, not our venv's."""
-    return getattr(sys, "_base_executable", None) or sys.executable
-
-
-def _install(venv: Path, pins: tuple[str, ...]) -> None:
-    if venv.exists():  # left half-built by an interrupted run
-        shutil.rmtree(venv)
-    subprocess.run([_base_python(), "-m", "venv", str(venv)], check=True, timeout=120)
-    subprocess.run(
-        [str(venv / "bin" / "pip"), "install", "--quiet", "--disable-pip-version-check", *pins],
-        check=True,
-        timeout=INSTALL_TIMEOUT_S,
-    )
-    (venv / COMPLETE_MARKER).write_text("\n".join(pins) + "\n")
+    return scratchvenv.has_marker(venv) and (venv / "bin" / "openstack").is_file()
 
 
 def ensure_client_venv(pins: tuple[str, ...] = PINS) -> Path:
     """Return the venv with the pinned clients, installing it on first use."""
-    venv = venv_dir(pins)
-    if _is_complete(venv):
-        return venv
-    CACHE_ROOT.mkdir(parents=True, exist_ok=True)
-    with open(str(venv) + ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # a second worker waits here for the first's install
-        if not _is_complete(venv):
-            _install(venv, pins)
-    return venv
+    return scratchvenv.ensure(
+        venv_dir(pins), pins, timeout=INSTALL_TIMEOUT_S, is_complete=_is_complete
+    )
 
 
 if __name__ == "__main__":

@@ -51,7 +51,7 @@ from keystoneauth1 import adapter as ksa_adapter
 from keystoneauth1 import session as ksa_session
 from keystoneauth1.identity import v3
 
-from tests import dbutil, identity, rig, server
+from tests import dbutil, identity, rig, scratchvenv, server
 from tests.nova import novaenv, stubs
 
 HOSTS = ("compute1", "compute2", "compute3")
@@ -216,16 +216,16 @@ def _templates() -> Path:
     """
     keystone, nova = novaenv.keystone_venv(), novaenv.nova_venv()
     directory = novaenv.CACHE_ROOT / f"templates-{TEMPLATES_VERSION}-{keystone.name}-{nova.name}"
-    if (directory / novaenv.COMPLETE_MARKER).is_file():
+    if (directory / scratchvenv.COMPLETE_MARKER).is_file():
         return directory
     with open(str(directory) + ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # a second process waits for the first's templates
-        if not (directory / novaenv.COMPLETE_MARKER).is_file():
+        if not (directory / scratchvenv.COMPLETE_MARKER).is_file():
             shutil.rmtree(directory, ignore_errors=True)
             with tempfile.TemporaryDirectory(prefix="nova-cloud-templates-") as scratch:
                 _make_templates(Path(scratch), keystone, nova)
                 shutil.copytree(Path(scratch) / "templates", directory)
-            (directory / novaenv.COMPLETE_MARKER).write_text("complete\n")
+            (directory / scratchvenv.COMPLETE_MARKER).write_text("complete\n")
     return directory
 
 

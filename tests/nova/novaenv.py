@@ -14,12 +14,9 @@ Run as a script to build both ahead of time: ``python -m tests.nova.novaenv``.
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
-import shutil
-import subprocess
-import sys
 from pathlib import Path
+
+from tests import scratchvenv
 
 NOVA_PINS: tuple[str, ...] = (
     "nova==34.0.0",
@@ -36,47 +33,15 @@ KEYSTONE_PINS: tuple[str, ...] = (
 
 CACHE_ROOT = Path.home() / ".cache" / "placement-test-nova"
 INSTALL_TIMEOUT_S = 1500
-COMPLETE_MARKER = "installed-pins.txt"
-
-
-def stamp(pins: tuple[str, ...]) -> str:
-    """A short digest of the pins and the interpreter's minor version."""
-    text = "\n".join(sorted(pins)) + f"\npython{sys.version_info[0]}.{sys.version_info[1]}"
-    return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
 def venv_dir(name: str, pins: tuple[str, ...]) -> Path:
-    return CACHE_ROOT / f"{name}-{stamp(pins)}"
-
-
-def _base_python() -> str:
-    """The interpreter to build the venv from: the base one, not our venv's."""
-    return getattr(sys, "_base_executable", None) or sys.executable
-
-
-def _install(venv: Path, pins: tuple[str, ...]) -> None:
-    if venv.exists():  # left half-built by an interrupted run
-        shutil.rmtree(venv)
-    subprocess.run([_base_python(), "-m", "venv", str(venv)], check=True, timeout=120)
-    subprocess.run(
-        [str(venv / "bin" / "pip"), "install", "--quiet", "--disable-pip-version-check", *pins],
-        check=True,
-        timeout=INSTALL_TIMEOUT_S,
-    )
-    (venv / COMPLETE_MARKER).write_text("\n".join(pins) + "\n")
+    return CACHE_ROOT / f"{name}-{scratchvenv.stamp(pins)}"
 
 
 def ensure_venv(name: str, pins: tuple[str, ...]) -> Path:
     """Return the venv ``name`` with ``pins`` installed, installing it on first use."""
-    venv = venv_dir(name, pins)
-    if (venv / COMPLETE_MARKER).is_file():
-        return venv
-    CACHE_ROOT.mkdir(parents=True, exist_ok=True)
-    with open(str(venv) + ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # a second process waits here for the first's install
-        if not (venv / COMPLETE_MARKER).is_file():
-            _install(venv, pins)
-    return venv
+    return scratchvenv.ensure(venv_dir(name, pins), pins, timeout=INSTALL_TIMEOUT_S)
 
 
 def nova_venv() -> Path:
