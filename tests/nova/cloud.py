@@ -2,7 +2,8 @@
 
 :func:`running` starts, on loopback ports under one temporary directory:
 
-* Keystone (gunicorn, SQLite, fernet tokens, an in-memory token cache),
+* Keystone (gunicorn, SQLite, fernet tokens, an in-memory token cache;
+  the catalog is not cached, as it is filled in after start-up),
   bootstrapped with an ``admin`` user, a ``service`` project with the ``nova``
   and ``placement`` service users, and a catalog naming every service below;
 * our Placement (:func:`tests.server.gunicorn`, ``auth_strategy = keystone``,
@@ -303,6 +304,10 @@ def _keystone_conf(workdir: Path) -> Path:
             [cache]
             enabled = true
             backend = dogpile.cache.memory
+            [catalog]
+            # The catalog is filled in after start-up (_register); each worker's
+            # memory cache would keep handing out the empty one it saw first.
+            caching = false
             """)
     )
     return conf
