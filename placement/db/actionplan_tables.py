@@ -114,10 +114,48 @@ audits = Table(
     Column("end_time", DateTime, nullable=True),
     Column("force", Boolean, nullable=False, default=False),
     Column("status_message", Text, nullable=True),
+    # The audit runner holding a CONTINUOUS or EVENT audit's run and until when
+    # (it renews the lease while the strategy runs; another runner may take the
+    # audit over once it has passed). ``hostname`` shows the runner's host.
+    Column("runner_id", String(255), nullable=True),
+    Column("lease_expires_at", PreciseDateTime, nullable=True),
     *_timestamps(),
     UniqueConstraint("name", "deleted", name="uniq_audits0name0deleted"),
     Index("audits_goal_id_idx", "goal_id"),
     Index("audits_strategy_id_idx", "strategy_id"),
+)
+
+#: Saved audit settings (``audit create -a``): goal, optional strategy, scope
+#: and, from microversion 1.7, default parameters. Soft-deleted like audits, with
+#: the same ``deleted`` trick keeping names unique among live templates.
+audit_templates = Table(
+    "audit_templates",
+    metadata,
+    *_identity("audit_templates"),
+    Column("name", String(63), nullable=False),
+    Column("deleted", Integer, nullable=False, default=0),
+    Column("description", String(255), nullable=True),
+    Column("goal_id", Integer, ForeignKey("goals.id"), nullable=False),
+    Column("strategy_id", Integer, ForeignKey("strategies.id"), nullable=True),
+    Column("scope", JSON, nullable=False),
+    Column("default_parameters", JSON, nullable=True),
+    *_timestamps(),
+    UniqueConstraint("name", "deleted", name="uniq_audit_templates0name0deleted"),
+    Index("audit_templates_goal_id_idx", "goal_id"),
+)
+
+#: Every applier and audit runner sharing the database, by host and name, with
+#: its last heartbeat (``/v1/services`` derives ACTIVE or FAILED from it).
+services = Table(
+    "services",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("name", String(255), nullable=False),
+    Column("host", String(255), nullable=False),
+    Column("last_seen_up", PreciseDateTime, nullable=True),
+    Column("deleted", Integer, nullable=False, default=0),
+    *_timestamps(),
+    UniqueConstraint("host", "name", "deleted", name="uniq_services0host0name0deleted"),
 )
 
 action_plans = Table(

@@ -26,6 +26,8 @@ ACTIONPLAN_TABLES = {
     "action_plans",
     "actions",
     "powered_off_inventories",
+    "audit_templates",
+    "services",
 }
 
 
