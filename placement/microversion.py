@@ -125,8 +125,12 @@ INFRA_OPTIM_MAX_VERSION = Version(1, 7)
 # features by the infra-optim version that introduced them
 AUDIT_START_END_TIME = Version(1, 1)
 AUDIT_FORCE = Version(1, 2)
+DATA_MODEL = Version(1, 3)
+WEBHOOKS = Version(1, 4)
 STATUS_MESSAGE = Version(1, 5)
 ACTION_UPDATE = Version(1, 5)
+EXTENDED_DATA_MODEL = Version(1, 6)
+TEMPLATE_DEFAULT_PARAMETERS = Version(1, 7)
 
 _INFRA_OPTIM_RANGE = f"[{INFRA_OPTIM_MIN_VERSION}, {INFRA_OPTIM_MAX_VERSION}]"
 

@@ -272,6 +272,8 @@ CONSOLE_RULES = _CONSOLE.defaults
 # ``role:admin or role:administrator``. That base rule's name is Placement's
 # (``role:admin``), so the Watcher rules carry its expansion instead.
 INFRA_OPTIM_ADMIN_API = "role:admin or role:administrator"
+#: Watcher's ``rule:admin_or_service_api`` (webhooks: an alarm service calls them).
+INFRA_OPTIM_ADMIN_OR_SERVICE_API = f"{INFRA_OPTIM_ADMIN_API} or role:service"
 
 _INFRA_OPTIM = _Rules(INFRA_OPTIM_ADMIN_API, None)
 
@@ -289,6 +291,37 @@ STRATEGY_DETAIL = _INFRA_OPTIM.add(
 STRATEGY_GET = _INFRA_OPTIM.add(
     "strategy:get", "Show a strategy.", ("GET", "/v1/strategies/{strategy}")
 )
+STRATEGY_STATE = _INFRA_OPTIM.add(
+    "strategy:state",
+    "Show what a strategy needs and whether it has it.",
+    ("GET", "/v1/strategies/{strategy}/state"),
+)
+AUDIT_TEMPLATE_CREATE = _INFRA_OPTIM.add(
+    "audit_template:create", "Create an audit template.", ("POST", "/v1/audit_templates")
+)
+AUDIT_TEMPLATE_GET_ALL = _INFRA_OPTIM.add(
+    "audit_template:get_all", "List audit templates.", ("GET", "/v1/audit_templates")
+)
+AUDIT_TEMPLATE_DETAIL = _INFRA_OPTIM.add(
+    "audit_template:detail",
+    "List audit templates with detail.",
+    ("GET", "/v1/audit_templates/detail"),
+)
+AUDIT_TEMPLATE_GET = _INFRA_OPTIM.add(
+    "audit_template:get",
+    "Show an audit template.",
+    ("GET", "/v1/audit_templates/{audit_template}"),
+)
+AUDIT_TEMPLATE_UPDATE = _INFRA_OPTIM.add(
+    "audit_template:update",
+    "Change an audit template.",
+    ("PATCH", "/v1/audit_templates/{audit_template}"),
+)
+AUDIT_TEMPLATE_DELETE = _INFRA_OPTIM.add(
+    "audit_template:delete",
+    "Delete an audit template.",
+    ("DELETE", "/v1/audit_templates/{audit_template}"),
+)
 AUDIT_CREATE = _INFRA_OPTIM.add(
     "audit:create", "Create an audit (and its action plan).", ("POST", "/v1/audits")
 )
@@ -297,8 +330,19 @@ AUDIT_DETAIL = _INFRA_OPTIM.add(
     "audit:detail", "List audits with detail.", ("GET", "/v1/audits/detail")
 )
 AUDIT_GET = _INFRA_OPTIM.add("audit:get", "Show an audit.", ("GET", "/v1/audits/{audit}"))
+AUDIT_UPDATE = _INFRA_OPTIM.add(
+    "audit:update",
+    "Change an audit (state, interval, time window, name, parameters).",
+    ("PATCH", "/v1/audits/{audit}"),
+)
 AUDIT_DELETE = _INFRA_OPTIM.add(
     "audit:delete", "Delete an audit.", ("DELETE", "/v1/audits/{audit}")
+)
+WEBHOOK_TRIGGER = _INFRA_OPTIM.add(
+    "webhook:trigger",
+    "Trigger a run of an EVENT audit.",
+    ("POST", "/v1/webhooks/{audit}"),
+    check_str=INFRA_OPTIM_ADMIN_OR_SERVICE_API,
 )
 ACTION_PLAN_GET_ALL = _INFRA_OPTIM.add(
     "action_plan:get_all", "List action plans.", ("GET", "/v1/action_plans")
@@ -328,6 +372,28 @@ ACTION_GET = _INFRA_OPTIM.add("action:get", "Show an action.", ("GET", "/v1/acti
 ACTION_UPDATE = _INFRA_OPTIM.add(
     "action:update", "Skip a pending action.", ("PATCH", "/v1/actions/{uuid}")
 )
+
+DATA_MODEL_GET_ALL = _INFRA_OPTIM.add(
+    "data_model:get_all", "Show the compute data model.", ("GET", "/v1/data_model")
+)
+SCORING_ENGINE_GET_ALL = _INFRA_OPTIM.add(
+    "scoring_engine:get_all", "List scoring engines.", ("GET", "/v1/scoring_engines")
+)
+SCORING_ENGINE_DETAIL = _INFRA_OPTIM.add(
+    "scoring_engine:detail",
+    "List scoring engines with detail.",
+    ("GET", "/v1/scoring_engines/detail"),
+)
+SCORING_ENGINE_GET = _INFRA_OPTIM.add(
+    "scoring_engine:get",
+    "Show a scoring engine.",
+    ("GET", "/v1/scoring_engines/{scoring_engine}"),
+)
+SERVICE_GET_ALL = _INFRA_OPTIM.add("service:get_all", "List services.", ("GET", "/v1/services"))
+SERVICE_DETAIL = _INFRA_OPTIM.add(
+    "service:detail", "List services with detail.", ("GET", "/v1/services/detail")
+)
+SERVICE_GET = _INFRA_OPTIM.add("service:get", "Show a service.", ("GET", "/v1/services/{service}"))
 
 INFRA_OPTIM_RULES = _INFRA_OPTIM.defaults
 

@@ -215,3 +215,125 @@ class ConsumersCannotBePlaced(Invalid):
     @property
     def listed(self) -> str:
         return ", ".join(self.consumers)
+
+
+class InvalidInterval(Invalid):
+    """An audit ``interval`` that is neither a positive number of seconds nor a cron
+    expression of 5 to 7 fields (upstream answers a bad cron with a 500)."""
+
+    facts = ("value", "reason")
+    template = "Provided cron is invalid: {reason}"
+    value: Any
+    reason: str
+
+
+class InvalidSeconds(InvalidInterval):
+    """An ``interval`` in seconds that is zero or negative (upstream stores it and fails later)."""
+
+    template = "Interval of audit must be a positive number of seconds, not {value}"
+
+
+class InvalidTime(Invalid):
+    """An audit ``start_time`` or ``end_time`` that is not an ISO 8601 date and time."""
+
+    facts = ("field", "value")
+    template = "Invalid input for field/attribute {field}. Value: '{value}'. Not a date and time."
+    field: str
+    value: Any
+
+
+class EndBeforeStart(Invalid):
+    """An audit whose ``end_time`` is before its ``start_time``."""
+
+    facts = ("start", "end")
+    template = "The end time of an audit ({end}) must not be before its start time ({start})"
+    start: Any
+    end: Any
+
+
+class ActionPlanIsOngoing(Conflict):
+    """The force guard: an audit without ``force`` is not planned while a plan runs."""
+
+    facts = ("action_plan",)
+    template = "Action Plan {action_plan} is currently running."
+    action_plan: str
+
+
+class InvalidGoal(Invalid):
+    """An audit template naming a goal that does not exist (upstream: 400, not 404)."""
+
+    facts = ("goal",)
+    template = "Goal {goal} is invalid"
+    goal: str
+
+
+class InvalidStrategy(Invalid):
+    """An audit template naming a strategy that does not exist."""
+
+    facts = ("strategy",)
+    template = "Strategy {strategy} is invalid"
+    strategy: str
+
+
+class StrategyNotOfGoal(Invalid):
+    """An audit template whose strategy serves another goal than the template's."""
+
+    facts = ("strategy", "goal", "choices")
+    template = (
+        "'{strategy}' strategy does not relate to the '{goal}' goal. Possible choices: {choices}"
+    )
+    strategy: str
+    goal: str
+    choices: str
+
+
+class DefaultParametersNeedStrategy(Invalid):
+    """Default parameters on an audit template that names no strategy to check them."""
+
+    facts = ()
+    template = "default_parameters requires a strategy to be specified"
+
+
+class DefaultParametersOutdated(Conflict):
+    """A template's goal or strategy changed without new default parameters (upstream: 409)."""
+
+    facts = ()
+    template = (
+        "Updating goal or strategy on a template that has default_parameters requires "
+        "providing updated default_parameters in the same request"
+    )
+
+
+class TemplateNameTaken(Conflict):
+    """A live audit template already has this name."""
+
+    facts = ("name",)
+    template = "An audit_template with UUID or name {name} already exists"
+    name: str
+
+
+class UnknownTemplate(Invalid):
+    """``audit_template_uuid`` in an audit's body names no live template (upstream: 400)."""
+
+    facts = ()
+    template = "The audit template UUID or name specified is invalid"
+
+
+class AuditTypeNotAllowed(Invalid):
+    """A webhook for an audit that is not an EVENT audit."""
+
+    facts = ("audit_type",)
+    template = "Audit type {audit_type} is disallowed."
+    audit_type: str
+
+
+class AuditStateNotAllowed(Invalid):
+    """A webhook for an EVENT audit that is neither PENDING nor SUCCEEDED."""
+
+    facts = ("state",)
+    template = "Audit state {state} is disallowed."
+    state: str
+
+
+class PatchRefused(Invalid):
+    """A JSON-Patch operation on an audit that cannot be applied (the reason is the message)."""

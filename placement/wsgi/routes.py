@@ -23,6 +23,7 @@ from placement.handlers import (
 )
 from placement.handlers.actionplans import action_plans as ap_plans
 from placement.handlers.actionplans import actions as ap_actions
+from placement.handlers.actionplans import audit_templates as ap_templates
 from placement.handlers.actionplans import audits as ap_audits
 from placement.handlers.actionplans import catalog as ap_catalog
 
@@ -61,6 +62,9 @@ ROUTES: list[tuple[str, type, str]] = [
     ("/v1/strategies", ap_catalog.Strategies, "GET"),
     ("/v1/strategies/detail", ap_catalog.StrategiesDetail, "GET"),
     ("/v1/strategies/{ident}", ap_catalog.Strategy, "GET"),
+    ("/v1/audit_templates", ap_templates.AuditTemplates, "GET, POST"),
+    ("/v1/audit_templates/detail", ap_templates.AuditTemplatesDetail, "GET"),
+    ("/v1/audit_templates/{ident}", ap_templates.AuditTemplate, "GET, PATCH, DELETE"),
     ("/v1/audits", ap_audits.Audits, "GET, POST"),
     ("/v1/audits/detail", ap_audits.AuditsDetail, "GET"),
     ("/v1/audits/{ident}", ap_audits.Audit, "GET, DELETE"),

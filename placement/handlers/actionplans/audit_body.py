@@ -2,8 +2,8 @@
 
 Only ONESHOT audits are created here: audits run in the request, and nothing
 would ever run a CONTINUOUS or EVENT audit again, so those are refused with a
-400 rather than stored to sit PENDING forever. Audit templates are not served,
-so a template uuid names nothing.
+400 rather than stored to sit PENDING forever. A template uuid is passed on for
+``placement/objects/actionplans/from_template.py`` to resolve.
 """
 
 from __future__ import annotations
@@ -16,7 +16,15 @@ from placement import microversion as mv
 AUDIT_TYPES = ("ONESHOT", "CONTINUOUS", "EVENT")
 
 #: Body attributes handed on to the object layer as they are.
-_PASSED_ON = ("goal", "strategy", "name", "parameters", "auto_trigger", "force")
+_PASSED_ON = (
+    "goal",
+    "strategy",
+    "name",
+    "parameters",
+    "auto_trigger",
+    "force",
+    "audit_template_uuid",
+)
 
 
 def audit_fields(body: dict[str, Any], version: mv.Version) -> dict[str, Any]:
@@ -51,8 +59,8 @@ def _refuse_invalid(body: dict[str, Any], version: mv.Version) -> None:
 
 def _refuse_unservable(body: dict[str, Any]) -> None:
     """What this service cannot create, checked after :func:`_refuse_invalid`:
-    any audit but a ONESHOT one (module docstring), the settings upstream
-    refuses for ONESHOT, and a template (none is served)."""
+    any audit but a ONESHOT one (module docstring) and the settings upstream
+    refuses for ONESHOT."""
     audit_type = body["audit_type"]
     if audit_type != "ONESHOT":
         raise errors.BadRequest(
@@ -63,5 +71,3 @@ def _refuse_unservable(body: dict[str, Any]) -> None:
         raise errors.BadRequest("Interval of audit must not be set for ONESHOT.")
     if _is_timed(body):
         raise errors.BadRequest("Start or End time of audit must not be set for ONESHOT.")
-    if _has_template(body):
-        raise errors.BadRequest("The audit template UUID or name specified is invalid")

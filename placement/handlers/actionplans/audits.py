@@ -10,7 +10,7 @@ from placement.handlers import base
 from placement.handlers.actionplans import listing, render
 from placement.handlers.actionplans.audit_body import audit_fields
 from placement.handlers.actionplans.preamble import Body, Lookup, responder
-from placement.objects.actionplans import audits
+from placement.objects.actionplans import audits, from_template
 from placement.schemas import NO_BODY
 from placement.schemas.actionplans import bodies, query, responses
 
@@ -34,6 +34,7 @@ class Audits(base.Resource):
     )
     def on_post(self, req: falcon.Request, resp: falcon.Response, data: dict) -> None:
         fields = audit_fields(data, base.version(req))
+        fields = from_template.apply_template(self.deps.engine, fields)
         executor = registry.executor(self.deps.conf)
         installed = registry.installed_declarations(executor)
         options = actionplan_opts.planner_options(self.deps.conf, installed, executor)

@@ -17,6 +17,7 @@ from placement.objects.actionplans.goals import Goal
 from placement.objects.actionplans.paging import Row
 from placement.objects.actionplans.plans import ActionPlan
 from placement.objects.actionplans.strategies import Strategy
+from placement.objects.actionplans.templates import AuditTemplate
 
 
 def timestamp(value: datetime.datetime | None) -> str | None:
@@ -137,3 +138,22 @@ def action(req: falcon.Request, row: Action, detail: bool) -> dict[str, Any]:
     if not detail:
         return doc
     return _whole(req, row, doc, description=row.description, input_parameters=row.input_parameters)
+
+
+def audit_template(req: falcon.Request, row: AuditTemplate, detail: bool) -> dict[str, Any]:
+    doc: dict[str, Any] = {
+        "uuid": row.uuid,
+        "name": row.name,
+        "goal_uuid": row.goal_uuid,
+        "goal_name": row.goal_name,
+        "strategy_uuid": row.strategy_uuid,
+        "strategy_name": row.strategy_name,
+        "scope": row.scope,
+        "links": links(req, "audit_templates", row.uuid),
+    }
+    if not detail:
+        return doc
+    doc.update(description=row.description, **_times(row))
+    if base.version(req) >= mv.TEMPLATE_DEFAULT_PARAMETERS:
+        doc["default_parameters"] = row.default_parameters
+    return doc

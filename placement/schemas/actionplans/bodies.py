@@ -32,6 +32,40 @@ AUDIT_CREATE: dict[str, Any] = {
 }
 
 
+#: ``POST /v1/audit_templates``; ``default_parameters`` from 1.7 (the handler
+#: answers 406 below it, as upstream).
+AUDIT_TEMPLATE_CREATE: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "minLength": 1, "maxLength": 63},
+        "description": {"type": ["string", "null"], "maxLength": 255},
+        "goal": {"type": "string"},
+        "strategy": {"type": ["string", "null"]},
+        "scope": {"type": ["array", "null"]},
+        "default_parameters": {"type": ["object", "null"]},
+    },
+    "required": ["name", "goal"],
+    "additionalProperties": False,
+}
+
+#: ``PATCH /v1/audit_templates/{ident}``: a JSON-Patch of add, replace and remove
+#: operations (which paths may change: ``placement/actionplans/template_patch.py``).
+AUDIT_TEMPLATE_PATCH: dict[str, Any] = {
+    "type": "array",
+    "minItems": 1,
+    "items": {
+        "type": "object",
+        "properties": {
+            "op": {"enum": ["add", "replace", "remove"]},
+            "path": {"type": "string", "pattern": r"^(/[\w-]+)+$"},
+            "value": {},
+        },
+        "required": ["op", "path"],
+        "additionalProperties": False,
+    },
+}
+
+
 def _json_patch(paths: dict[str, Any]) -> dict[str, Any]:
     """A JSON-Patch list of ``replace`` operations on the given paths."""
     return {
@@ -61,3 +95,20 @@ ACTION_PLAN_PATCH = _json_patch({"/state": {"type": "string"}})
 ACTION_PATCH = _json_patch(
     {"/state": {"type": "string"}, "/status_message": {"type": ["string", "null"]}}
 )
+
+#: ``PATCH /v1/audits/{audit}``: JSON-Patch operations as upstream's type declares
+#: them; which paths and values are allowed is the handler's, in upstream's words.
+AUDIT_PATCH: dict[str, Any] = {
+    "type": "array",
+    "minItems": 1,
+    "items": {
+        "type": "object",
+        "properties": {
+            "op": {"enum": ["add", "replace", "remove"]},
+            "path": {"type": "string", "pattern": r"^(/[\w-]+)+$"},
+            "value": {},
+        },
+        "required": ["op", "path"],
+        "additionalProperties": False,
+    },
+}

@@ -40,6 +40,16 @@ STRATEGIES = _list_query(_TEXT, goal=_TEXT)
 AUDITS = _list_query(_UUID, goal=_TEXT, strategy=_TEXT)
 ACTION_PLANS = _list_query(_UUID, audit_uuid=_UUID, strategy=_TEXT)
 ACTIONS = _list_query(_UUID, action_plan_uuid=_UUID, audit_uuid=_UUID)
+AUDIT_TEMPLATES = _list_query(_UUID, goal=_TEXT, strategy=_TEXT)
+SCORING_ENGINES = _list_query(_TEXT)
+#: Services have no uuid: their marker is the integer id of the last one shown.
+SERVICES = _list_query(_LIMIT)
+#: ``GET /v1/data_model`` (1.3): which model, and the audit whose scope applies.
+DATA_MODEL: dict[str, Any] = {
+    "type": "object",
+    "properties": {"data_model_type": _TEXT, "audit_uuid": _UUID},
+    "additionalProperties": False,
+}
 
 #: Filters of each collection, in the order ``next`` links repeat them.
 FILTERS: dict[str, tuple[str, ...]] = {
@@ -48,4 +58,7 @@ FILTERS: dict[str, tuple[str, ...]] = {
     "audits": ("goal", "strategy"),
     "action_plans": ("audit_uuid", "strategy"),
     "actions": ("action_plan_uuid", "audit_uuid"),
+    "audit_templates": ("goal", "strategy"),
+    "scoring_engines": (),
+    "services": (),
 }

@@ -132,6 +132,53 @@ ACTION = _items(
 )
 
 
+_TEMPLATE_SHORT = _closed(
+    **_keys("uuid", "name", "goal_uuid", "goal_name", "strategy_uuid", "strategy_name"),
+    **_keys("scope"),
+    links=_LINKS,
+)
+AUDIT_TEMPLATE = _items(
+    _TEMPLATE_SHORT,
+    _closed(**_TEMPLATE_SHORT["properties"], **_keys("description"), **_TIMES),
+    (
+        mv.TEMPLATE_DEFAULT_PARAMETERS,
+        lambda s: _closed(**s["properties"], default_parameters={"type": ["object", "null"]}),
+    ),
+)
+
+#: Never anything in a list, but shows would carry these (none exists here).
+_SCORING_ENGINE = _closed(**_keys("uuid", "name", "description"), links=_LINKS)
+SCORING_ENGINE = _items(_SCORING_ENGINE, _closed(**_SCORING_ENGINE["properties"], metainfo=_ANY))
+
+_SERVICE = _closed(
+    id={"type": "integer"},
+    name=_TEXT,
+    host=_TEXT,
+    status={"enum": ["ACTIVE", "FAILED"]},
+    links=_LINKS,
+)
+SERVICE = _items(_SERVICE, _closed(**_SERVICE["properties"], last_seen_up=_TIME, **_TIMES))
+
+#: ``GET /v1/strategies/{strategy}/state``: upstream's list of requirement rows.
+STRATEGY_STATE = Versioned(
+    {
+        "type": "array",
+        "items": _closed(type=_TEXT, state=_ANY, mandatory=_ANY, comment=_TEXT),
+    }
+)
+
+#: ``GET /v1/data_model``: one row per server (node fields and server fields), or per
+#: node without servers (node fields only).
+DATA_MODEL = Versioned(
+    {
+        "type": "object",
+        "properties": {"context": {"type": "array", "items": {"type": "object"}}},
+        "required": ["context"],
+        "additionalProperties": False,
+    }
+)
+
+
 def page(key: str, item: Versioned) -> Versioned:
     """A list answer: ``{key: [item, ...]}`` and ``next`` when the page is full."""
     return item.map(
