@@ -70,6 +70,12 @@ def test_strategies_we_run_in_entry_point_order():
             "server_consolidation",
             "node_resource_consolidation",
         ),
+        (
+            "workload_stabilization",
+            "Workload stabilization",
+            "workload_balancing",
+            "workload_stabilization",
+        ),
     ]
     for strategy in catalog.STRATEGIES:
         assert strategy.goal in catalog.GOALS_BY_NAME
@@ -98,6 +104,7 @@ def test_only_the_capacity_strategies_need_a_world():
     assert {s.name for s in catalog.STRATEGIES if s.needs_world} == {
         "host_maintenance",
         "node_resource_consolidation",
+        "workload_stabilization",
     }
 
 

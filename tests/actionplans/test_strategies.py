@@ -84,8 +84,10 @@ def test_an_unknown_strategy_is_not_found():
         solve("basic", {})
 
 
-@pytest.mark.parametrize("name", ["host_maintenance", "node_resource_consolidation"])
+@pytest.mark.parametrize(
+    "name", ["host_maintenance", "node_resource_consolidation", "workload_stabilization"]
+)
 def test_capacity_strategies_refuse_to_plan_without_a_snapshot(name):
-    """host_maintenance and node_resource_consolidation read capacity: no world, no plan."""
+    """The strategies that read capacity make no plan without a world."""
     with pytest.raises(StrategyNotRunnable, match=name):
         solve(name, {"maintenance_node": "h1"} if name == "host_maintenance" else {})

@@ -24,6 +24,7 @@ from placement.actionplans.strategies import (
     dummy,
     host_maintenance,
     node_resource_consolidation,
+    workload_stabilization,
 )
 from placement.actionplans.strategies.declaration import Strategy
 from placement.actionplans.world import World
@@ -36,6 +37,7 @@ STRATEGIES: tuple[Strategy, ...] = (
     dummy.STRATEGY,
     host_maintenance.STRATEGY,
     node_resource_consolidation.STRATEGY,
+    workload_stabilization.STRATEGY,
 )
 
 STRATEGIES_BY_NAME: dict[str, Strategy] = {strategy.name: strategy for strategy in STRATEGIES}

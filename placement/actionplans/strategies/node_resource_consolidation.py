@@ -23,10 +23,10 @@ from __future__ import annotations
 from typing import Any
 
 from placement.actionplans.action_types.names import CHANGE_NOVA_SERVICE_STATE, MIGRATE
-from placement.actionplans.goals import GOALS_BY_NAME
 from placement.actionplans.planners import node_resource_consolidation as planner
 from placement.actionplans.solution import Solution
 from placement.actionplans.strategies.declaration import Strategy
+from placement.actionplans.strategies.efficacy import indicators
 from placement.actionplans.strategies.packing import FreeCapacity, choose, largest_first
 from placement.actionplans.world import Node, World
 
@@ -87,15 +87,7 @@ def _efficacy(solution: Solution, world: World, released: int, migrations: int) 
         "released_compute_nodes_count": released,
         "instance_migrations_count": migrations,
     }
-    solution.efficacy_indicators = [
-        {
-            "name": spec["name"],
-            "description": spec["description"],
-            "unit": spec["unit"],
-            "value": values[spec["name"]],
-        }
-        for spec in GOALS_BY_NAME[_GOAL].efficacy_specification
-    ]
+    solution.efficacy_indicators = indicators(_GOAL, values)
     ratio = released / len(world.nodes) * 100 if world.nodes else 0
     solution.global_efficacy = [
         {
