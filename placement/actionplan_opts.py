@@ -45,6 +45,7 @@ STABILIZATION_GROUP = "watcher_planners.workload_stabilization"
 TASKFLOW_GROUP = "watcher_workflow_engines.taskflow"
 
 APPLIER_GROUP = "watcher_applier"
+DECISION_ENGINE_GROUP = "watcher_decision_engine"
 CLIENTS_AUTH_GROUP = "watcher_clients_auth"
 NOVA_CLIENT_GROUP = "nova_client"
 
@@ -177,6 +178,34 @@ _taskflow_opts: list[cfg.Opt] = [
     ),
 ]
 
+#: Plan expiry, in upstream's ``[watcher_decision_engine]`` (checked by placement-applier).
+_expiry_opts: list[cfg.Opt] = [
+    cfg.IntOpt(
+        "action_plan_expiry",
+        default=24,
+        min=0,
+        help="Hours after which a RECOMMENDED action plan, planned on capacity that old, "
+        "becomes SUPERSEDED and can no longer be started.",
+    ),
+    cfg.IntOpt(
+        "check_periodic_interval",
+        default=30 * 60,
+        min=1,
+        help="Seconds between two looks for expired action plans (each placement-applier looks).",
+    ),
+]
+
+#: Options upstream keeps in ``[DEFAULT]``.
+DEFAULT_OPTS: list[cfg.Opt] = [
+    cfg.IntOpt(
+        "service_down_time",
+        default=90,
+        min=1,
+        help="Seconds since its last heartbeat after which a service (an applier, an audit "
+        "runner) is listed as FAILED by /v1/services. Services beat every third of this.",
+    ),
+]
+
 #: Option groups of the subsystem, for ``placement.conf.GROUPS``.
 GROUPS: dict[str, list[cfg.Opt]] = {
     PLANNER_GROUP: _planner_opts,
@@ -184,6 +213,7 @@ GROUPS: dict[str, list[cfg.Opt]] = {
     STABILIZATION_GROUP: _stabilization_opts,
     TASKFLOW_GROUP: _taskflow_opts,
     APPLIER_GROUP: _applier_opts,
+    DECISION_ENGINE_GROUP: _expiry_opts,
     CLIENTS_AUTH_GROUP: _clients_auth_opts(),
     NOVA_CLIENT_GROUP: _nova_client_opts,
 }

@@ -164,7 +164,7 @@ _workarounds_opts: list[cfg.Opt] = [
 ]
 
 GROUPS: dict[str, list[cfg.Opt]] = {
-    "DEFAULT": _default_opts,
+    "DEFAULT": _default_opts + actionplan_opts.DEFAULT_OPTS,
     "api": _api_opts,
     "placement": _placement_opts,
     "placement_database": _database_opts,

@@ -3,7 +3,9 @@
 One plan at a time per applier (run several appliers for several plans at
 once). While a plan runs, a heartbeat thread renews its lease every third of
 the lease time; if a renewal finds the plan is no longer ours, the run stops
-dispatching and leaves the plan to its new owner.
+dispatching and leaves the plan to its new owner. Unless ``once``, a
+housekeeping thread records the applier's heartbeat and expires stale plans
+(``placement/applier/housekeeping.py``).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from oslo_config.cfg import ConfigOpts
 from sqlalchemy.engine import Engine
 
 from placement.actionplan_opts import TASKFLOW_GROUP
+from placement.applier.housekeeping import Housekeeping
 from placement.applier.patience import Stopped, is_transient, patiently
 from placement.applier.plan_run import PlanRun
 from placement.effects.base import Effect
@@ -53,6 +56,8 @@ class Applier:
     def run(self, once: bool = False) -> None:
         """The main loop; returns when ``stop`` is set, or when idle if ``once``."""
         LOG.info("Applier %s started (%d action types)", self.applier_id, len(self.types))
+        if not once:
+            Housekeeping(self.conf, self.engine, self.stop).start()
         try:
             while not self.stop.is_set():
                 claim = patiently(

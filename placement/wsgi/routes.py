@@ -26,6 +26,9 @@ from placement.handlers.actionplans import actions as ap_actions
 from placement.handlers.actionplans import audit_templates as ap_templates
 from placement.handlers.actionplans import audits as ap_audits
 from placement.handlers.actionplans import catalog as ap_catalog
+from placement.handlers.actionplans import data_model as ap_data_model
+from placement.handlers.actionplans import scoring_engines as ap_scoring
+from placement.handlers.actionplans import services as ap_services
 
 # (path template, resource class, methods in upstream's ``Allow`` order)
 ROUTES: list[tuple[str, type, str]] = [
@@ -62,6 +65,7 @@ ROUTES: list[tuple[str, type, str]] = [
     ("/v1/strategies", ap_catalog.Strategies, "GET"),
     ("/v1/strategies/detail", ap_catalog.StrategiesDetail, "GET"),
     ("/v1/strategies/{ident}", ap_catalog.Strategy, "GET"),
+    ("/v1/strategies/{ident}/state", ap_catalog.StrategyState, "GET"),
     ("/v1/audit_templates", ap_templates.AuditTemplates, "GET, POST"),
     ("/v1/audit_templates/detail", ap_templates.AuditTemplatesDetail, "GET"),
     ("/v1/audit_templates/{ident}", ap_templates.AuditTemplate, "GET, PATCH, DELETE"),
@@ -75,6 +79,13 @@ ROUTES: list[tuple[str, type, str]] = [
     ("/v1/actions", ap_actions.Actions, "GET"),
     ("/v1/actions/detail", ap_actions.ActionsDetail, "GET"),
     ("/v1/actions/{ident}", ap_actions.Action, "GET, PATCH"),
+    ("/v1/scoring_engines", ap_scoring.ScoringEngines, "GET"),
+    ("/v1/scoring_engines/detail", ap_scoring.ScoringEnginesDetail, "GET"),
+    ("/v1/scoring_engines/{ident}", ap_scoring.ScoringEngine, "GET"),
+    ("/v1/services", ap_services.Services, "GET"),
+    ("/v1/services/detail", ap_services.ServicesDetail, "GET"),
+    ("/v1/services/{ident}", ap_services.Service, "GET"),
+    ("/v1/data_model", ap_data_model.DataModel, "GET"),
 ]
 
 

@@ -1,10 +1,12 @@
-"""``/v1/goals`` and ``/v1/strategies``: the built-in catalog, read-only."""
+"""``/v1/goals`` and ``/v1/strategies``: the built-in catalog, read-only, and what each
+strategy needs (``/v1/strategies/{ident}/state``)."""
 
 from __future__ import annotations
 
 import falcon
 
 from placement import policy
+from placement.actionplans.requirements import strategy_state
 from placement.handlers import base
 from placement.handlers.actionplans import listing, render
 from placement.handlers.actionplans.preamble import Lookup, responder
@@ -42,3 +44,12 @@ class Strategy(base.Resource):
         self, req: falcon.Request, resp: falcon.Response, found: strategies.Strategy
     ) -> None:
         base.send_json(resp, render.strategy(req, found, detail=True))
+
+
+class StrategyState(base.Resource):
+    """``/v1/strategies/{ident}/state``: policy first, then the lookup (upstream's order)."""
+
+    @responder(policy.STRATEGY_STATE, returns={200: responses.STRATEGY_STATE})
+    def on_get(self, req: falcon.Request, resp: falcon.Response, ident: str) -> None:
+        found = strategies.get_strategy(self.deps.engine, ident)
+        base.send_json(resp, strategy_state(found.name))

@@ -16,6 +16,7 @@ from placement.objects.actionplans.audits import Audit
 from placement.objects.actionplans.goals import Goal
 from placement.objects.actionplans.paging import Row
 from placement.objects.actionplans.plans import ActionPlan
+from placement.objects.actionplans.services import Service
 from placement.objects.actionplans.strategies import Strategy
 from placement.objects.actionplans.templates import AuditTemplate
 
@@ -157,3 +158,17 @@ def audit_template(req: falcon.Request, row: AuditTemplate, detail: bool) -> dic
     if base.version(req) >= mv.TEMPLATE_DEFAULT_PARAMETERS:
         doc["default_parameters"] = row.default_parameters
     return doc
+
+
+def service(req: falcon.Request, row: Service, detail: bool) -> dict[str, Any]:
+    """Services are addressed by id; ``last_seen_up`` is naive, as upstream shows it."""
+    doc: dict[str, Any] = {
+        "id": row.id,
+        "name": row.name,
+        "host": row.host,
+        "status": row.status,
+        "links": links(req, "services", str(row.id)),
+    }
+    if not detail:
+        return doc
+    return {**doc, "last_seen_up": naive_time(row.last_seen_up), **_times(row)}

@@ -83,6 +83,9 @@ class Listing(Generic[R]):
     unsortable: frozenset[str] = frozenset()
     hidden: frozenset[str] = frozenset()
     filters: Mapping[str, Callable[[str], ColumnElement[bool]]] = field(default_factory=dict)
+    #: Whether a marker is a uuid (compared in its stored form); services have none
+    #: and page on their id, as text, in the ``uuid`` key.
+    marker_is_uuid: bool = True
 
     @functools.cached_property
     def columns(self) -> dict[str, ColumnElement[Any]]:
@@ -118,14 +121,19 @@ class Listing(Generic[R]):
 
     def check(self, page: Page) -> None:
         """Refuse a sort key, direction or limit the API answers 400 for."""
-        if page.sort_key not in self.sortable:
-            raise Invalid(f"Invalid sort key: {page.sort_key}")
-        if page.sort_dir not in SORT_DIRS:
-            raise Invalid(
-                f"Invalid sort direction: {page.sort_dir}. Acceptable values are 'asc' or 'desc'"
-            )
-        if page.limit is not None and page.limit <= 0:
-            raise Invalid("Limit must be positive")
+        check_page(page, self.sortable)
+
+
+def check_page(page: Page, sortable: frozenset[str]) -> None:
+    """Refuse a sort key not in ``sortable``, or a direction or limit the API answers 400 for."""
+    if page.sort_key not in sortable:
+        raise Invalid(f"Invalid sort key: {page.sort_key}")
+    if page.sort_dir not in SORT_DIRS:
+        raise Invalid(
+            f"Invalid sort direction: {page.sort_dir}. Acceptable values are 'asc' or 'desc'"
+        )
+    if page.limit is not None and page.limit <= 0:
+        raise Invalid("Limit must be positive")
 
 
 def _fetch(conn: Connection, listing: Listing[R], query: Select, page: Page) -> list[R]:
@@ -150,7 +158,7 @@ def _not_null(column: ColumnElement[Any]) -> ColumnElement[int]:
 def _after(conn: Connection, listing: Listing[R], query: Select, page: Page) -> ColumnElement[bool]:
     """The condition "comes after the marker row" in the page's order."""
     assert page.marker is not None
-    uuid = canonical_uuid(page.marker)
+    uuid = canonical_uuid(page.marker) if listing.marker_is_uuid else page.marker
     found = None
     if uuid is not None:
         found = conn.execute(query.where(listing.columns["uuid"] == uuid)).mappings().first()
