@@ -1,4 +1,4 @@
-"""A JSON-Patch on an audit template → the attributes it changes (doc/watcher-api.md §3.8).
+"""A JSON-Patch on an audit template → the attributes it changes (doc/watcher-api.md §3.7).
 
 ``audittemplate update <t> replace goal=... strategy=...`` sends one operation
 per attribute, each on a root attribute. Upstream applies the patch to the

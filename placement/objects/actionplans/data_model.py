@@ -1,4 +1,4 @@
-"""``GET /v1/data_model``: the compute model as the strategies see it (doc/watcher-api.md §3.10).
+"""``GET /v1/data_model``: the compute model as the strategies see it (doc/watcher-api.md §10.3).
 
 Upstream's rows, one per server with its node's fields (``node_*``) and its own
 (``server_*``), one per node without servers (node fields only), nodes and

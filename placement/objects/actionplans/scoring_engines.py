@@ -1,4 +1,4 @@
-"""Scoring engines: none here (doc/watcher-api.md §3.9).
+"""Scoring engines: none here (doc/watcher-api.md §10.2).
 
 Upstream lists the machine-learning scorers its plugins install, for the
 ``dummy_with_scorer`` strategy alone; this service runs no such strategy, so
