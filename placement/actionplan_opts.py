@@ -195,6 +195,25 @@ _expiry_opts: list[cfg.Opt] = [
     ),
 ]
 
+#: The audit runner's, in upstream's ``[watcher_decision_engine]``.
+_audit_runner_opts: list[cfg.Opt] = [
+    cfg.IntOpt(
+        "continuous_audit_interval",
+        default=10,
+        min=1,
+        help="Seconds between two looks of placement-audit-runner for due CONTINUOUS "
+        "audits and triggered EVENT audits (a due audit waits at most this long).",
+    ),
+    cfg.FloatOpt(
+        "audit_lease",
+        default=30.0,
+        min=1.0,
+        help="Seconds an audit runner's claim on a running audit holds without renewal "
+        "(renewed every third of it); another runner takes over an audit whose lease "
+        "ran out. Not an upstream option: upstream pins audits to a host.",
+    ),
+]
+
 #: Options upstream keeps in ``[DEFAULT]``.
 DEFAULT_OPTS: list[cfg.Opt] = [
     cfg.IntOpt(
@@ -213,7 +232,7 @@ GROUPS: dict[str, list[cfg.Opt]] = {
     STABILIZATION_GROUP: _stabilization_opts,
     TASKFLOW_GROUP: _taskflow_opts,
     APPLIER_GROUP: _applier_opts,
-    DECISION_ENGINE_GROUP: _expiry_opts,
+    DECISION_ENGINE_GROUP: _expiry_opts + _audit_runner_opts,
     CLIENTS_AUTH_GROUP: _clients_auth_opts(),
     NOVA_CLIENT_GROUP: _nova_client_opts,
 }

@@ -110,8 +110,9 @@ RULES: dict[str, Rule] = {
     "placement.direct": Rule(internal=("placement.wsgi", "placement.conf")),
     "placement.cmd": Rule(internal=None),
     # The action-plan subsystem.
+    # jsonschema checks parameters; croniter reads a recurring audit's cron interval.
     "placement.actionplans": Rule(
-        internal=("placement.domain_errors",), third_party=("jsonschema",)
+        internal=("placement.domain_errors",), third_party=("jsonschema", "croniter")
     ),
     "placement.objects.actionplans": Rule(
         internal=(
@@ -156,6 +157,11 @@ RULES: dict[str, Rule] = {
             "placement.actionplan_opts",
             "placement.conf",
         ),
+        never=_WEB + _OSLO_WEB,
+    ),
+    # The audit runner: claims due audits, runs their strategy, stores the plans.
+    "placement.auditrunner": Rule(
+        internal=(*_OBJECTS, "placement.objects", "placement.actionplans"),
         never=_WEB + _OSLO_WEB,
     ),
 }
@@ -383,7 +389,7 @@ LAYERS: Layers = (
     ("objects", ("placement.objects",)),
     ("candidates", ("placement.candidates",)),
     ("effects", ("placement.effects",)),
-    ("handlers", ("placement.handlers", "placement.applier")),
+    ("handlers", ("placement.handlers", "placement.applier", "placement.auditrunner")),
     ("wsgi", ("placement.wsgi", "placement.direct")),
     ("cmd", ("placement.cmd",)),
 )

@@ -13,14 +13,9 @@ stack to stderr.
 
 from __future__ import annotations
 
-import faulthandler
 import logging
-import os
-import signal
 import sys
-import threading
 from collections.abc import Sequence
-from types import FrameType
 
 import sqlalchemy
 from oslo_config import cfg
@@ -28,7 +23,7 @@ from oslo_config import cfg
 from placement import conf as placement_conf
 from placement import db, logs, metrics, monitoring_opts
 from placement.applier.service import Applier
-from placement.db import migration, standard
+from placement.cmd import daemon
 from placement.effects.registry import executor, load_effects
 
 PROG = "placement-applier"
@@ -49,34 +44,8 @@ CLI_OPTS = [
         min=0.01,
         help="Seconds between looks for new plans and for a cancel of the running one.",
     ),
-    cfg.IntOpt(
-        "parent-pid",
-        help="Exit when this process is no longer our parent (set by placement-api, "
-        "which runs an applier beside itself).",
-    ),
+    daemon.PARENT_PID_OPT,
 ]
-
-
-def _watch_parent(parent_pid: int, stop: threading.Event) -> None:
-    while not stop.wait(1.0):
-        if os.getppid() != parent_pid:
-            LOG.info("Parent process %d is gone; stopping", parent_pid)
-            stop.set()
-
-
-def _check_schema(engine: sqlalchemy.Engine) -> None:
-    """Require ``db sync`` (placement-api's embedded default has migrated before
-    it starts its applier), then sync the standard names.
-
-    The standard traits and classes are synced as placement-api syncs them at
-    start-up: actions add ``COMPUTE_STATUS_DISABLED`` and ask for candidates by
-    standard class, which must work even where no API server has started yet.
-    """
-    if migration.actionplan_revision(engine) != migration.actionplan_head_revision():
-        raise placement_conf.ConfigError(
-            "the action-plan tables are not at the latest revision: run 'placement-manage db sync'"
-        )
-    standard.sync_standard_names(engine)
 
 
 def _start_up(argv: list[str]) -> tuple[cfg.ConfigOpts, sqlalchemy.Engine]:
@@ -88,24 +57,11 @@ def _start_up(argv: list[str]) -> tuple[cfg.ConfigOpts, sqlalchemy.Engine]:
     conf = placement_conf.load(argv, cli_opts=CLI_OPTS, prog=PROG)
     logs.setup(conf)
     engine = db.create_engine(conf, url=placement_conf.database_url(conf))
-    _check_schema(engine)
+    daemon.check_schema(engine)
     if conf.metrics.enabled:  # its own exposition: see placement.metrics
         metrics.serve_alone(*monitoring_opts.bind_address(conf.metrics.applier_bind))
         metrics.watch_pool(engine, db.readers_of(engine))
     return conf, engine
-
-
-def _stop_on_signals(stop_event: threading.Event) -> None:
-    """SIGTERM and SIGINT stop the applier cleanly (running actions finish);
-    SIGUSR1 prints every thread's stack to stderr, for a hang."""
-
-    def stop(signum: int, frame: FrameType | None) -> None:
-        LOG.info("Signal %d received; stopping", signum)
-        stop_event.set()
-
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
-    faulthandler.register(signal.SIGUSR1, all_threads=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -123,11 +79,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         lease_seconds=conf.lease_seconds,
         poll_interval=conf.poll_interval,
     )
-    _stop_on_signals(applier.stop)
-    if conf.parent_pid:
-        threading.Thread(
-            target=_watch_parent, args=(conf.parent_pid, applier.stop), daemon=True
-        ).start()
+    daemon.stop_on_signals(applier.stop)
+    daemon.follow_parent(conf.parent_pid, applier.stop)
     try:
         applier.run(once=conf.once)
     finally:

@@ -29,6 +29,7 @@ from placement.handlers.actionplans import catalog as ap_catalog
 from placement.handlers.actionplans import data_model as ap_data_model
 from placement.handlers.actionplans import scoring_engines as ap_scoring
 from placement.handlers.actionplans import services as ap_services
+from placement.handlers.actionplans import webhooks as ap_webhooks
 
 # (path template, resource class, methods in upstream's ``Allow`` order)
 ROUTES: list[tuple[str, type, str]] = [
@@ -71,7 +72,7 @@ ROUTES: list[tuple[str, type, str]] = [
     ("/v1/audit_templates/{ident}", ap_templates.AuditTemplate, "GET, PATCH, DELETE"),
     ("/v1/audits", ap_audits.Audits, "GET, POST"),
     ("/v1/audits/detail", ap_audits.AuditsDetail, "GET"),
-    ("/v1/audits/{ident}", ap_audits.Audit, "GET, DELETE"),
+    ("/v1/audits/{ident}", ap_audits.Audit, "GET, PATCH, DELETE"),
     ("/v1/action_plans", ap_plans.ActionPlans, "GET"),
     ("/v1/action_plans/detail", ap_plans.ActionPlansDetail, "GET"),
     ("/v1/action_plans/{ident}", ap_plans.ActionPlan, "GET, PATCH, DELETE"),
@@ -86,6 +87,7 @@ ROUTES: list[tuple[str, type, str]] = [
     ("/v1/services/detail", ap_services.ServicesDetail, "GET"),
     ("/v1/services/{ident}", ap_services.Service, "GET"),
     ("/v1/data_model", ap_data_model.DataModel, "GET"),
+    ("/v1/webhooks/{ident}", ap_webhooks.Webhook, "POST"),
 ]
 
 

@@ -1,9 +1,10 @@
 """The rules of ``POST /v1/audits`` beyond the schema, in upstream's order and words.
 
-Only ONESHOT audits are created here: audits run in the request, and nothing
-would ever run a CONTINUOUS or EVENT audit again, so those are refused with a
-400 rather than stored to sit PENDING forever. A template uuid is passed on for
-``placement/objects/actionplans/from_template.py`` to resolve.
+A ONESHOT audit is planned in the request; CONTINUOUS and EVENT audits are
+stored for the audit runner (doc/watcher-api.md §3.8). An ``interval`` must be
+seconds or a cron expression (upstream answers a bad cron with a 500, we with a
+400) and times ISO 8601, the end not before the start. A template uuid is passed
+on for ``placement/objects/actionplans/from_template.py`` to resolve.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 
 from placement import errors
 from placement import microversion as mv
+from placement.actionplans import schedule
 
 AUDIT_TYPES = ("ONESHOT", "CONTINUOUS", "EVENT")
 
@@ -31,7 +33,21 @@ def audit_fields(body: dict[str, Any], version: mv.Version) -> dict[str, Any]:
     """The object layer's ``fields`` for a schema-valid body, or the 4xx refusing it."""
     _refuse_invalid(body, version)
     _refuse_unservable(body)
-    return {"audit_type": body["audit_type"], **{k: body[k] for k in _PASSED_ON if k in body}}
+    fields = {"audit_type": body["audit_type"], **{k: body[k] for k in _PASSED_ON if k in body}}
+    return {**fields, **_schedule(body)}
+
+
+def _schedule(body: dict[str, Any]) -> dict[str, Any]:
+    """The interval and the time window, checked (the types' own rules came first)."""
+    interval = body.get("interval")
+    start = schedule.parse_time("start_time", body.get("start_time"))
+    end = schedule.parse_time("end_time", body.get("end_time"))
+    schedule.check_window(start, end)
+    return {
+        "interval": None if interval is None else schedule.check_interval(interval),
+        "start_time": start,
+        "end_time": end,
+    }
 
 
 def _is_timed(body: dict[str, Any]) -> bool:
@@ -58,16 +74,11 @@ def _refuse_invalid(body: dict[str, Any], version: mv.Version) -> None:
 
 
 def _refuse_unservable(body: dict[str, Any]) -> None:
-    """What this service cannot create, checked after :func:`_refuse_invalid`:
-    any audit but a ONESHOT one (module docstring) and the settings upstream
-    refuses for ONESHOT."""
+    """The settings upstream refuses for each type, checked after :func:`_refuse_invalid`."""
     audit_type = body["audit_type"]
-    if audit_type != "ONESHOT":
-        raise errors.BadRequest(
-            f"Audit type {audit_type} is not supported by this service: "
-            "only ONESHOT audits can be created"
-        )
-    if body.get("interval") is not None:
+    if audit_type == "ONESHOT" and body.get("interval") is not None:
         raise errors.BadRequest("Interval of audit must not be set for ONESHOT.")
-    if _is_timed(body):
+    if audit_type == "CONTINUOUS" and body.get("interval") is None:
+        raise errors.BadRequest("Interval of audit must be specified for CONTINUOUS.")
+    if audit_type == "ONESHOT" and _is_timed(body):
         raise errors.BadRequest("Start or End time of audit must not be set for ONESHOT.")

@@ -1,4 +1,4 @@
-"""``/v1/audits``: create (runs the strategy and planner), list, show, delete."""
+"""``/v1/audits``: create (a ONESHOT audit is planned here), list, show, change, delete."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import falcon
 from placement import actionplan_opts, policy
 from placement.effects import registry
 from placement.handlers import base
-from placement.handlers.actionplans import listing, render
+from placement.handlers.actionplans import audit_patch, listing, render
 from placement.handlers.actionplans.audit_body import audit_fields
 from placement.handlers.actionplans.preamble import Body, Lookup, responder
 from placement.objects.actionplans import audits, from_template
@@ -49,6 +49,18 @@ class Audit(base.Resource):
     @responder(policy.AUDIT_GET, lookup=_AUDIT, returns={200: responses.AUDIT[1]})
     def on_get(self, req: falcon.Request, resp: falcon.Response, found: audits.Audit) -> None:
         base.send_json(resp, render.audit(req, found, detail=True))
+
+    @responder(
+        policy.AUDIT_UPDATE,
+        lookup=_AUDIT,
+        body=Body(bodies.AUDIT_PATCH),
+        returns={200: responses.AUDIT[1]},
+    )
+    def on_patch(
+        self, req: falcon.Request, resp: falcon.Response, found: audits.Audit, data: list
+    ) -> None:
+        changed = audits.update_audit(self.deps.engine, found.uuid, audit_patch.changes(data))
+        base.send_json(resp, render.audit(req, changed, detail=True))
 
     @responder(policy.AUDIT_DELETE, lookup=_AUDIT, returns={204: NO_BODY})
     def on_delete(self, req: falcon.Request, resp: falcon.Response, found: audits.Audit) -> None:

@@ -1,9 +1,10 @@
-"""Audits: create (strategy and planner run in the request), list, show, delete."""
+"""Audits: create (a ONESHOT audit is planned in the request), list, show, change,
+trigger (an EVENT audit's webhook), delete."""
 
 from __future__ import annotations
 
 import datetime
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import sqlalchemy
@@ -11,13 +12,22 @@ from sqlalchemy import insert, select
 from sqlalchemy.engine import Connection, Engine
 
 from placement import db
-from placement.actionplans import states
-from placement.actionplans.errors import Conflict
+from placement.actionplans import audit_changes, states
+from placement.actionplans.errors import (
+    ActionPlanIsOngoing,
+    AuditStateNotAllowed,
+    AuditTypeNotAllowed,
+    Conflict,
+)
 from placement.actionplans.planners import PlannerOptions
 from placement.db import actionplan_tables as t
 from placement.db.tables import utcnow
 from placement.objects.actionplans import paging, planning, state_change
 from placement.objects.actionplans.idents import by_ident, by_uuid_or_name
+
+#: The audit type planned in the request; the others wait for the audit runner.
+ONESHOT = "ONESHOT"
+EVENT = "EVENT"
 
 
 @dataclass(frozen=True)
@@ -61,7 +71,8 @@ LISTING = paging.Listing(
         "strategy_name": _strategy.c.name,
     },
     unsortable=frozenset({"parameters", "scope"}),
-    hidden=frozenset({"deleted"}),
+    # The audit runner's lease is its own business (objects/actionplans/audit_runs.py).
+    hidden=frozenset({"deleted", "runner_id", "lease_expires_at"}),
     filters={
         "goal": lambda goal: by_uuid_or_name(t.goals, goal),
         "strategy": lambda strategy: by_uuid_or_name(_strategy, strategy),
@@ -92,35 +103,82 @@ def _get(conn: Connection, ident: str) -> Audit:
 
 
 def create_audit(engine: Engine, planner_options: PlannerOptions, fields: dict[str, Any]) -> Audit:
-    """Create an audit, run its strategy and planner, store audit + plan + actions.
+    """Create an audit; a ONESHOT one is planned here, in the request.
 
     ``fields`` holds the validated POST body (``goal`` and ``audit_type``
     required; ``strategy``, ``name``, ``parameters``, ``interval``,
     ``auto_trigger``, ``force``, ``start_time``, ``end_time``, ``scope``
     optional). Everything that can be refused is refused before anything is
     written (unknown goal or strategy, bad parameters or actions, a consumer
-    without allocations, a taken name); the one write transaction then stores
-    the SUCCEEDED audit, its plan and the plan's actions together, so a
-    failure stores nothing. Opens its own transactions; returns the audit.
+    without allocations, a taken name); one write transaction then stores
+    what is decided, so a failure stores nothing:
+
+    * a CONTINUOUS or EVENT audit is stored PENDING, for the audit runner
+      (doc/watcher-api.md §3.8);
+    * a ONESHOT audit without ``force`` while any plan is ONGOING is stored
+      CANCELLED with no plan (the force guard, doc/planner.md §7);
+    * any other ONESHOT audit is stored SUCCEEDED with its plan and actions.
+
+    Opens its own transactions; returns the audit.
     """
     with db.reader(engine) as conn:
-        draft = planning.prepare(conn, planner_options, fields)
+        draft = _draft(conn, planner_options, fields)
         check_name_free(conn, draft.audit["name"])
     return db.run_in_transaction(engine, lambda conn: _store(conn, draft), write=True)
 
 
-def _store(conn: Connection, draft: planning.Draft) -> Audit:
+def _draft(conn: Connection, planner_options: PlannerOptions, fields: dict[str, Any]) -> _Rows:
+    if fields["audit_type"] != ONESHOT:
+        resolved = planning.resolve(conn, fields)
+        return _Rows(planning.audit_row(fields, resolved, states.PENDING))
+    running = None if fields.get("force") else ongoing_plan(conn)
+    if running is not None:
+        resolved = planning.resolve(conn, fields)
+        audit = planning.audit_row(fields, resolved, states.CANCELLED)
+        return _Rows({**audit, "status_message": str(ActionPlanIsOngoing(running))})
+    draft = planning.prepare(conn, planner_options, fields)
+    return _Rows(draft.audit, draft.plan, draft.actions)
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """An audit row to insert, with its plan's rows when it was planned."""
+
+    audit: dict[str, Any]
+    plan: dict[str, Any] | None = None
+    actions: list[dict[str, Any]] = field(default_factory=list)
+
+
+def ongoing_plan(conn: Connection) -> str | None:
+    """The uuid of a plan that is ONGOING anywhere (the force guard's question), or None."""
+    plans = t.action_plans
+    return conn.execute(
+        select(plans.c.uuid)
+        .where(plans.c.state == states.ONGOING, plans.c.deleted_at.is_(None))
+        .order_by(plans.c.id)
+        .limit(1)
+    ).scalar()
+
+
+def _store(conn: Connection, rows: _Rows) -> Audit:
     try:
-        audit = conn.execute(insert(t.audits).values(**draft.audit))
+        audit = conn.execute(insert(t.audits).values(**rows.audit))
     except sqlalchemy.exc.IntegrityError as exc:
-        raise _name_taken(draft.audit["name"]) from exc
-    plan = conn.execute(insert(t.action_plans).values(**draft.plan, audit_id=_new_id(audit)))
-    plan_id = _new_id(plan)
-    if draft.actions:
+        raise _name_taken(rows.audit["name"]) from exc
+    if rows.plan is not None:
+        insert_plan(conn, _new_id(audit), rows.plan, rows.actions)
+    return _get(conn, rows.audit["uuid"])
+
+
+def insert_plan(
+    conn: Connection, audit_id: int, plan: dict[str, Any], actions: list[dict[str, Any]]
+) -> None:
+    """Insert an audit's plan and its actions, in the caller's transaction."""
+    plan_id = _new_id(conn.execute(insert(t.action_plans).values(**plan, audit_id=audit_id)))
+    if actions:
         conn.execute(
-            insert(t.actions), [{**action, "action_plan_id": plan_id} for action in draft.actions]
+            insert(t.actions), [{**action, "action_plan_id": plan_id} for action in actions]
         )
-    return _get(conn, draft.audit["uuid"])
 
 
 def _new_id(result: sqlalchemy.CursorResult) -> int:
@@ -157,3 +215,69 @@ def delete_audit(engine: Engine, ident: str) -> None:
         state_change.change(conn, t.audits, lambda: _get(conn, ident), decide)
 
     db.run_in_transaction(engine, delete, write=True)
+
+
+def update_audit(
+    engine: Engine, ident: str, changes: dict[str, Any], now: datetime.datetime | None = None
+) -> Audit:
+    """Apply a PATCH's ``changes`` (attribute -> value) to an audit (doc/watcher-api.md §3.5).
+
+    Decided by :func:`placement.actionplans.audit_changes.decide` from the audit
+    as read, written with a compare-and-swap on the state seen; a taken name is
+    a Conflict. Opens its own write transaction; returns the audit after it.
+    """
+    moment = now or utcnow()
+
+    def run(conn: Connection) -> Audit:
+        def decide(audit: Audit) -> dict[str, Any]:
+            current = audit_changes.Current(
+                audit_type=audit.audit_type,
+                state=audit.state,
+                interval=audit.interval,
+                start_time=audit.start_time,
+                end_time=audit.end_time,
+                parameters_spec=_spec(conn, audit.strategy_id),
+            )
+            return audit_changes.decide(current, changes, moment)
+
+        try:
+            before = state_change.change(conn, t.audits, lambda: _get(conn, ident), decide)
+        except sqlalchemy.exc.IntegrityError as exc:
+            raise _name_taken(str(changes.get("name"))) from exc
+        return _get(conn, before.uuid)
+
+    return db.run_in_transaction(engine, run, write=True)
+
+
+def _spec(conn: Connection, strategy_id: int | None) -> dict[str, Any]:
+    """The parameters spec of the audit's strategy ({}: none named, so none allowed)."""
+    if strategy_id is None:
+        return {}
+    spec = conn.execute(
+        select(t.strategies.c.parameters_spec).where(t.strategies.c.id == strategy_id)
+    ).scalar_one()
+    return dict(spec or {})
+
+
+def trigger_event(engine: Engine, ident: str, now: datetime.datetime | None = None) -> Audit:
+    """Make an EVENT audit due (a webhook): the audit runner runs it next.
+
+    Only an EVENT audit in PENDING or SUCCEEDED is triggered, as upstream's
+    webhook demands (AuditTypeNotAllowed, AuditStateNotAllowed otherwise). Due
+    means ``next_run_time`` at ``now``; the run clears it. Opens its own write
+    transaction.
+    """
+    moment = now or utcnow()
+
+    def decide(audit: Audit) -> dict[str, Any]:
+        if audit.audit_type != EVENT:
+            raise AuditTypeNotAllowed(audit.audit_type)
+        if audit.state not in (states.PENDING, states.SUCCEEDED):
+            raise AuditStateNotAllowed(audit.state)
+        return {"next_run_time": moment}
+
+    def run(conn: Connection) -> Audit:
+        before = state_change.change(conn, t.audits, lambda: _get(conn, ident), decide)
+        return _get(conn, before.uuid)
+
+    return db.run_in_transaction(engine, run, write=True)

@@ -40,24 +40,56 @@ class Draft:
     actions: list[dict[str, Any]]
 
 
+@dataclass(frozen=True)
+class Resolved:
+    """What an audit asks for: its goal, its strategy (None: the goal's first one runs)
+    and its parameters as stored (a named strategy's defaults filled in, else empty)."""
+
+    goal: goals.Goal
+    strategy: strategies.Strategy | None
+    parameters: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Planned:
+    """One run's plan row and its action rows (ids of parents filled in on insert)."""
+
+    plan: dict[str, Any]
+    actions: list[dict[str, Any]]
+
+
 def prepare(conn: Connection, options: PlannerOptions, fields: dict[str, Any]) -> Draft:
-    """Resolve goal and strategy, run the strategy and the planner, build the rows.
+    """Resolve goal and strategy, run the strategy and the planner, build the rows
+    of a ONESHOT audit run in the request (stored SUCCEEDED)."""
+    resolved = resolve(conn, fields)
+    planned = plan_run(conn, options, resolved, bool(fields.get("auto_trigger", False)))
+    audit = audit_row(fields, resolved, states.SUCCEEDED, hostname=socket.gethostname())
+    return Draft(audit=audit, plan=planned.plan, actions=planned.actions)
+
+
+def resolve(conn: Connection, fields: dict[str, Any]) -> Resolved:
+    """The goal, strategy and parameters ``fields`` name, each checked.
 
     An unknown goal or strategy is NotFound whether or not a name was given (upstream
-    answers 500 or drops the strategy). The parameters are validated once: by
-    ``solve``, against the named strategy's spec (the audit stores them with the
-    defaults filled in); with no strategy they must be empty, the goal's first
-    strategy runs on its defaults and the audit keeps neither.
+    answers 500 or drops the strategy). Parameters are checked against the named
+    strategy's spec (the audit stores them with the defaults filled in); with no
+    strategy they must be empty, and the goal's first strategy runs on its defaults.
     """
     goal = _resolve(conn, goals.LISTING, fields["goal"])
     chosen = fields.get("strategy")
     strategy = None if chosen is None else _resolve(conn, strategies.LISTING, chosen)
-    given = fields.get("parameters") or {}
-    if strategy is None:
-        given = apply_strategy_parameters({}, given)  # {}, or the refusal of any
-    runner = strategy or _first_strategy(conn, goal)
+    spec = strategy.parameters_spec if strategy else {}
+    parameters = apply_strategy_parameters(spec, fields.get("parameters") or {})
+    return Resolved(goal=goal, strategy=strategy, parameters=parameters)
+
+
+def plan_run(
+    conn: Connection, options: PlannerOptions, resolved: Resolved, auto_trigger: bool
+) -> Planned:
+    """Run the strategy on the current capacity (when it reads any) and the planner."""
+    runner = resolved.strategy or _first_strategy(conn, resolved.goal)
     world = read_world(conn) if needs_world(runner.name) else None
-    solution = solve(runner.name, given, world)
+    solution = solve(runner.name, resolved.parameters, world)
     validate_actions(solution.actions, options.action_types, options.executor)
     plan = make_plan(
         solution.planner,
@@ -66,29 +98,10 @@ def prepare(conn: Connection, options: PlannerOptions, fields: dict[str, Any]) -
         current_host=functools.partial(hosts.current_host, conn),
         node_name=functools.partial(hosts.node_name, conn),
     )
-    now = utcnow()
-    name = fields.get("name") or f"{(strategy or goal).name}-{now.isoformat()}"
-    audit = {
-        "uuid": str(uuid.uuid4()),
-        "name": name[:NAME_LENGTH],
-        "deleted": 0,
-        "audit_type": fields["audit_type"],
-        "state": states.SUCCEEDED,
-        "goal_id": goal.id,
-        "strategy_id": strategy.id if strategy else None,
-        "parameters": solution.parameters if strategy else {},
-        "interval": fields.get("interval"),
-        "scope": fields.get("scope") or [],
-        "auto_trigger": bool(fields.get("auto_trigger", False)),
-        "force": bool(fields.get("force", False)),
-        "start_time": fields.get("start_time"),
-        "end_time": fields.get("end_time"),
-        "hostname": socket.gethostname(),
-    }
     plan_row = {
         "uuid": str(uuid.uuid4()),
         "strategy_id": runner.id,
-        "state": states.initial_plan_state(bool(plan.actions), audit["auto_trigger"]),
+        "state": states.initial_plan_state(bool(plan.actions), auto_trigger),
         "efficacy_indicators": solution.efficacy_indicators,
         "global_efficacy": solution.global_efficacy,
     }
@@ -104,7 +117,32 @@ def prepare(conn: Connection, options: PlannerOptions, fields: dict[str, Any]) -
         }
         for position, planned in enumerate(plan.actions)
     ]
-    return Draft(audit=audit, plan=plan_row, actions=actions)
+    return Planned(plan=plan_row, actions=actions)
+
+
+def audit_row(
+    fields: dict[str, Any], resolved: Resolved, state: str, hostname: str | None = None
+) -> dict[str, Any]:
+    """The audit row to insert for ``fields`` (the checked POST body) in ``state``."""
+    named = resolved.strategy or resolved.goal
+    name = fields.get("name") or f"{named.name}-{utcnow().isoformat()}"
+    return {
+        "uuid": str(uuid.uuid4()),
+        "name": name[:NAME_LENGTH],
+        "deleted": 0,
+        "audit_type": fields["audit_type"],
+        "state": state,
+        "goal_id": resolved.goal.id,
+        "strategy_id": resolved.strategy.id if resolved.strategy else None,
+        "parameters": resolved.parameters,
+        "interval": fields.get("interval"),
+        "scope": fields.get("scope") or [],
+        "auto_trigger": bool(fields.get("auto_trigger", False)),
+        "force": bool(fields.get("force", False)),
+        "start_time": fields.get("start_time"),
+        "end_time": fields.get("end_time"),
+        "hostname": hostname,
+    }
 
 
 def _resolve(conn: Connection, listing: paging.Listing[R], ident: object) -> R:
