@@ -152,6 +152,41 @@ _database_opts: list[cfg.Opt] = [
         default=False,
         help="Migrate the database to the latest schema when the API starts.",
     ),
+    cfg.IntOpt(
+        "mysql_wsrep_sync_wait",
+        min=0,
+        help="For Galera only: the session's wsrep_sync_wait on every new connection, "
+        "the writers' and the readers' (unset: the server's own). 1 makes every read "
+        "wait until the node it runs on has applied every write committed anywhere in "
+        "the cluster before it started, so a read through one node sees a claim just "
+        "made through another; set it when API servers use different nodes (a "
+        "round-robin proxy, or servers pinned to different nodes). Costs one "
+        "cluster round trip per read.",
+    ),
+    cfg.FloatOpt(
+        "db_max_retry_time",
+        default=20.0,  # placement.db.retry.DEFAULT_MAX_TIME
+        min=0,
+        help="Seconds a transaction the database aborted (a deadlock, a Galera "
+        "certification conflict, a lock wait timeout, a connection cut by a proxy "
+        "failing over) keeps being run again, and a read request re-run, before "
+        "giving up: a write then answers 409 placement.concurrent_update, a read "
+        "503 with Retry-After.",
+    ),
+    cfg.FloatOpt(
+        "db_retry_interval",
+        default=0.02,  # placement.db.retry.DEFAULT_INTERVAL
+        min=0,
+        help="Seconds: the ceiling of the first pause before a retry. Each pause is "
+        "drawn at random below a ceiling that doubles after each retry (jittered "
+        "exponential back-off).",
+    ),
+    cfg.FloatOpt(
+        "db_max_retry_interval",
+        default=1.0,  # placement.db.retry.DEFAULT_MAX_INTERVAL
+        min=0,
+        help="Seconds: the ceiling the pauses between retries never exceed.",
+    ),
 ]
 
 _workarounds_opts: list[cfg.Opt] = [

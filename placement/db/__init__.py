@@ -9,7 +9,13 @@ Everything above this package talks to the database through these names::
         conn.execute(...)
 """
 
-from placement.db.engine import create_engine, engine_from_url, readers_of, wait_for_database
+from placement.db.engine import (
+    create_engine,
+    engine_from_url,
+    readers_of,
+    retry_policy_of,
+    wait_for_database,
+)
 from placement.db.migration import (
     MigrationBlocked,
     current_revision,
@@ -17,9 +23,11 @@ from placement.db.migration import (
     stamp,
     upgrade,
 )
+from placement.db.retry import Budget, RetryPolicy
 from placement.db.standard import sync_standard_names
 from placement.db.transaction import (
     CommitInDoubt,
+    is_conflict_db_error,
     is_retryable_db_error,
     is_unavailable_db_error,
     reader,
@@ -29,17 +37,21 @@ from placement.db.transaction import (
 )
 
 __all__ = [
+    "Budget",
     "CommitInDoubt",
     "MigrationBlocked",
     "create_engine",
     "current_revision",
     "engine_from_url",
     "head_revision",
+    "is_conflict_db_error",
     "is_retryable_db_error",
     "is_unavailable_db_error",
     "reader",
     "readers_of",
+    "retry_policy_of",
     "retrying",
+    "RetryPolicy",
     "run_in_transaction",
     "stamp",
     "sync_standard_names",

@@ -21,7 +21,10 @@ MySQL / MariaDB
     ``utf8mb4`` unless the URL names a charset, the configured session
     ``sql_mode`` and a large ``group_concat_max_len`` on every new
     connection, a ping of idle connections (see *Outages*) and recycling so
-    connections killed by ``wait_timeout`` are not handed out.
+    connections killed by ``wait_timeout`` are not handed out. On Galera,
+    ``[placement_database] mysql_wsrep_sync_wait`` (oslo.db's option) sets
+    the session's ``wsrep_sync_wait`` on every connection of both pools, so
+    reads can be made to wait for writes committed through other nodes.
     The isolation level is ``READ COMMITTED``: it matches PostgreSQL's
     default so both behave the same; our writes rely on compare-and-swap
     ``UPDATE ... WHERE generation = :g`` rather than on snapshot reads; a
@@ -40,6 +43,13 @@ Readers (both servers)
     :func:`placement.db.transaction.reader` takes its connections from a
     pool of their own whose connections stay in autocommit (see
     :func:`readers_of`).
+
+Retries
+    Each engine carries its :class:`~placement.db.retry.RetryPolicy` (the
+    ``db_*retry*`` options), read by :func:`retry_policy_of`: how long
+    :mod:`placement.db.transaction` runs an aborted transaction again, and
+    how long the API re-runs a read request whose database connection was
+    cut (``placement.wsgi.rerun``).
 
 Outages
     A pooled connection that has been idle for :data:`PING_AFTER_IDLE`
@@ -60,6 +70,7 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
 from weakref import WeakKeyDictionary
@@ -68,6 +79,8 @@ import sqlalchemy
 from sqlalchemy import event
 from sqlalchemy.engine import URL, Engine, make_url
 from sqlalchemy.pool import StaticPool
+
+from placement.db.retry import RetryPolicy
 
 LOG = logging.getLogger(__name__)
 
@@ -89,6 +102,9 @@ PING_AFTER_IDLE = 1.0
 #: Database servers' engines' companions for readers (see :func:`readers_of`).
 _READERS: WeakKeyDictionary[Engine, Engine] = WeakKeyDictionary()
 
+#: Each engine's retry policy (see *Retries*), its readers' engine's too.
+_POLICIES: WeakKeyDictionary[Engine, RetryPolicy] = WeakKeyDictionary()
+
 
 def readers_of(engine: Engine) -> Engine:
     """The engine :func:`placement.db.transaction.reader` uses for ``engine``.
@@ -103,6 +119,11 @@ def readers_of(engine: Engine) -> Engine:
     Disposing ``engine`` disposes it too. On SQLite: ``engine`` itself.
     """
     return _READERS.get(engine, engine)
+
+
+def retry_policy_of(engine: Engine) -> RetryPolicy:
+    """How long transactions on ``engine`` are retried (the defaults unless configured)."""
+    return _POLICIES.get(engine) or RetryPolicy()
 
 
 def create_engine(conf: Any, url: str | None = None) -> Engine:
@@ -124,6 +145,12 @@ def create_engine(conf: Any, url: str | None = None) -> Engine:
         full_url,
         sqlite_synchronous=opts.sqlite_synchronous,
         mysql_sql_mode=opts.mysql_sql_mode,
+        mysql_wsrep_sync_wait=opts.mysql_wsrep_sync_wait,
+        retry=RetryPolicy(
+            max_time=opts.db_max_retry_time,
+            interval=opts.db_retry_interval,
+            max_interval=opts.db_max_retry_interval,
+        ),
         pool_size=opts.max_pool_size,
         max_overflow=opts.max_overflow,
         pool_timeout=opts.pool_timeout,
@@ -153,6 +180,8 @@ def engine_from_url(
     *,
     sqlite_synchronous: bool = True,
     mysql_sql_mode: str | None = "TRADITIONAL",
+    mysql_wsrep_sync_wait: int | None = None,
+    retry: RetryPolicy | None = None,
     pool_size: int | None = None,
     max_overflow: int | None = None,
     pool_timeout: int | None = None,
@@ -162,7 +191,8 @@ def engine_from_url(
 ) -> Engine:
     """Create an engine for ``url`` with the per-backend setup described above.
 
-    Does not connect; see :func:`wait_for_database`.
+    Does not connect; see :func:`wait_for_database`. ``retry`` None: the
+    defaults.
     """
     url = make_url(url)
     backend = url.get_backend_name()
@@ -184,24 +214,27 @@ def engine_from_url(
             url = url.update_query_dict({"charset": "utf8mb4"})
         if backend == "postgresql" and "connect_timeout" not in url.query:
             kwargs["connect_args"] = {"connect_timeout": PG_CONNECT_TIMEOUT}
-        engine = _server_engine(url, kwargs, mysql_sql_mode)
+        session = _MysqlSession(mysql_sql_mode, mysql_wsrep_sync_wait)
+        engine = _server_engine(url, kwargs, session)
         # No transaction is ever open on a connection in autocommit: nothing
         # to roll back when it returns to the pool.
         readers = _server_engine(
             url,
             dict(kwargs, isolation_level="AUTOCOMMIT", pool_reset_on_return=None),
-            mysql_sql_mode,
+            session,
         )
         _READERS[engine] = readers
+        _POLICIES[readers] = retry or RetryPolicy()
         event.listen(engine, "engine_disposed", lambda _engine: readers.dispose())
+    _POLICIES[engine] = retry or RetryPolicy()
     return engine
 
 
-def _server_engine(url: URL, kwargs: dict[str, Any], mysql_sql_mode: str | None) -> Engine:
+def _server_engine(url: URL, kwargs: dict[str, Any], session: _MysqlSession) -> Engine:
     """A MySQL/MariaDB or PostgreSQL engine set up as described above."""
     if url.get_backend_name() in ("mysql", "mariadb"):
         engine = sqlalchemy.create_engine(url, **{"isolation_level": _MYSQL_ISOLATION, **kwargs})
-        _set_mysql_session(engine, mysql_sql_mode)
+        _set_mysql_session(engine, session)
     else:
         engine = sqlalchemy.create_engine(url, **kwargs)
     _ping_when_idle(engine)
@@ -308,14 +341,24 @@ def _take_transactions_from_pysqlite(engine: Engine, pragmas: list[str]) -> None
 MYSQL_GROUP_CONCAT_MAX_LEN = 16 * 1024 * 1024
 
 
-def _set_mysql_session(engine: Engine, sql_mode: str | None) -> None:
+@dataclass(frozen=True)
+class _MysqlSession:
+    """The session variables every MySQL/MariaDB connection of both pools gets."""
+
+    sql_mode: str | None
+    wsrep_sync_wait: int | None
+
+
+def _set_mysql_session(engine: Engine, session: _MysqlSession) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         cursor = dbapi_connection.cursor()
         try:
             cursor.execute(f"SET SESSION group_concat_max_len = {MYSQL_GROUP_CONCAT_MAX_LEN}")
-            if sql_mode:
-                cursor.execute("SET SESSION sql_mode = %s", (sql_mode,))
+            if session.sql_mode:
+                cursor.execute("SET SESSION sql_mode = %s", (session.sql_mode,))
+            if session.wsrep_sync_wait is not None:
+                cursor.execute("SET SESSION wsrep_sync_wait = %s", (session.wsrep_sync_wait,))
         finally:
             cursor.close()
 

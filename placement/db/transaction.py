@@ -18,21 +18,28 @@ function, never around single statements:
 * :func:`retrying` decorates a function that opens its own transaction(s)
   and re-runs the whole function.
 
-Both retry only when :func:`is_retryable_db_error` says so, a bounded number
-of times with a short randomized backoff, then re-raise the last error.
+Both retry only when :func:`is_retryable_db_error` says so, for as long as
+the engine's :class:`~placement.db.retry.RetryPolicy` allows (a time budget
+with jittered exponential back-off: Galera's certification conflicts come in
+runs), then re-raise the last error. A caller that makes several
+transactions of one piece of work (a claim) passes one ``budget`` to them all.
 
 A transaction whose ``COMMIT`` lost its connection is different: the server
 may have committed it before the connection broke, so running it again could
-apply it twice. It raises :class:`CommitInDoubt` and is never retried here.
-:func:`is_unavailable_db_error` tells the API which errors mean "the
-database cannot be reached" (answered 503 with ``Retry-After``, not 500).
+apply it twice. A writer raises :class:`CommitInDoubt`, never retried here
+(the claim resolves it by reading back what landed, see
+``placement.objects.claim``); a reader has nothing in doubt and raises the
+lost connection as any other. :func:`is_unavailable_db_error` tells the API
+which errors mean "the database cannot be reached" (503 with
+``Retry-After``), :func:`is_conflict_db_error` which ones are a conflict the
+retries did not outlast (409 ``placement.concurrent_update`` for a write,
+503 for a read).
 """
 
 from __future__ import annotations
 
 import functools
 import logging
-import random
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -43,16 +50,21 @@ import sqlalchemy
 from sqlalchemy.engine import Connection, Engine
 
 from placement import metrics
-from placement.db.engine import SQLITE_BEGIN_OPTION, readers_of
+from placement.db.engine import SQLITE_BEGIN_OPTION, readers_of, retry_policy_of
+from placement.db.retry import Budget, RetryPolicy
 
 LOG = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-#: MySQL/MariaDB error numbers worth a retry: deadlock, lock wait timeout,
-#: server gone away, lost connection during query, and MariaDB's "record has
-#: changed since last read" (snapshot isolation conflict).
-MYSQL_RETRYABLE_ERRNOS = frozenset({1213, 1205, 2006, 2013, 1020})
+#: MySQL/MariaDB error numbers worth a retry: deadlock (on Galera also a lost
+#: certification), lock wait timeout, server gone away, lost connection
+#: during query, MariaDB's "record has changed since last read" (snapshot
+#: isolation conflict), and Galera's refusals of a node out of the primary
+#: component, or still joining, that a proxy sent us to: "WSREP has not yet
+#: prepared node for application use" and "Got error during COMMIT" (the
+#: transaction was not committed).
+MYSQL_RETRYABLE_ERRNOS = frozenset({1213, 1205, 2006, 2013, 1020, 1047, 1180})
 
 #: PostgreSQL SQLSTATEs worth a retry: serialization failure, deadlock,
 #: lock_timeout expiry. Class 08 (connection exceptions) is retried too.
@@ -71,14 +83,11 @@ PG_UNAVAILABLE_SQLSTATES = frozenset({"57P01", "57P02", "57P03"})
 _SQLITE_BUSY_CODES = frozenset({5, 6})  # SQLITE_BUSY, SQLITE_LOCKED
 _SQLITE_BUSY_TEXT = ("database is locked", "database table is locked", "database is busy")
 
-_BACKOFF_BASE = 0.02
-_BACKOFF_CAP = 0.5
-
 
 @contextmanager
 def writer(engine: Engine) -> Iterator[Connection]:
     """A connection in a read-write transaction (``BEGIN IMMEDIATE`` on SQLite)."""
-    with _transaction(engine, "IMMEDIATE") as conn:
+    with _transaction(engine, "IMMEDIATE", commit_in_doubt=True) as conn:
         yield conn
 
 
@@ -93,7 +102,7 @@ def reader(engine: Engine) -> Iterator[Connection]:
     nothing. Nothing may lock rows in a reader: a lock would not outlive
     its statement.
     """
-    with _transaction(readers_of(engine), "DEFERRED") as conn:
+    with _transaction(readers_of(engine), "DEFERRED", commit_in_doubt=False) as conn:
         yield conn
 
 
@@ -108,7 +117,11 @@ class CommitInDoubt(sqlalchemy.exc.OperationalError):
 
 
 @contextmanager
-def _transaction(engine: Engine, sqlite_begin: str) -> Iterator[Connection]:
+def _transaction(
+    engine: Engine, sqlite_begin: str, *, commit_in_doubt: bool
+) -> Iterator[Connection]:
+    """One transaction; ``commit_in_doubt``: a ``COMMIT`` that lost its
+    connection raises :class:`CommitInDoubt` (a writer's could have landed)."""
     with engine.connect() as conn:
         conn.execution_options(**{SQLITE_BEGIN_OPTION: sqlite_begin})
         transaction = conn.begin()
@@ -117,7 +130,7 @@ def _transaction(engine: Engine, sqlite_begin: str) -> Iterator[Connection]:
             try:
                 transaction.commit()
             except sqlalchemy.exc.DBAPIError as exc:
-                if not is_unavailable_db_error(exc):
+                if not (commit_in_doubt and is_unavailable_db_error(exc)):
                     raise
                 raise CommitInDoubt(
                     exc.statement,
@@ -179,13 +192,17 @@ def is_unavailable_db_error(exc: BaseException) -> bool:
     return isinstance(exc, sqlalchemy.exc.OperationalError) and module.startswith("psycopg")
 
 
+def is_conflict_db_error(exc: BaseException) -> bool:
+    """True when ``exc`` is a retryable abort that is no outage: a deadlock,
+    a Galera certification conflict, a serialization failure, a lock wait
+    timeout, SQLite's busy database. Reaching a client, it means the
+    retries ran out under contention."""
+    return is_retryable_db_error(exc) and not is_unavailable_db_error(exc)
+
+
 def _is_mysql_error(exc: BaseException) -> bool:
     module = type(exc).__module__ or ""
     return module.startswith(("pymysql", "MySQLdb", "mysql", "mariadb"))
-
-
-def _backoff(attempt: int) -> float:
-    return random.uniform(0, min(_BACKOFF_CAP, _BACKOFF_BASE * 2**attempt))
 
 
 def run_in_transaction(
@@ -193,12 +210,14 @@ def run_in_transaction(
     fn: Callable[[Connection], T],
     *,
     write: bool,
-    attempts: int = 5,
+    budget: Budget | None = None,
 ) -> T:
     """Run ``fn(conn)`` in a writer (or reader) transaction, retrying it whole.
 
     ``fn`` may run several times, so it must not have side effects outside the
     database that a retry would repeat. Returns what ``fn`` returns.
+    ``budget``: the retry time left to the caller's whole piece of work
+    (None: a fresh one from the engine's policy).
     """
     transaction = writer if write else reader
 
@@ -206,48 +225,50 @@ def run_in_transaction(
         with transaction(engine) as conn:
             return fn(conn)
 
-    return _retry(once, attempts)
+    return _retry(once, budget or retry_policy_of(engine).budget())
 
 
-def retrying(attempts: int = 5) -> Callable[[Callable[..., T]], Callable[..., T]]:
+def retrying(policy: RetryPolicy | None = None) -> Callable[[Callable[..., T]], Callable[..., T]]:
     """Decorator: re-run the whole decorated function on a retryable DB error.
 
     For functions that open their own ``writer``/``reader`` blocks, e.g.::
 
         @retrying()
         def set_traits(engine, provider, names): ...
+
+    ``policy`` None: the defaults (the function's engine is not known here).
     """
+    chosen = policy or RetryPolicy()
 
     def decorate(fn: Callable[..., T]) -> Callable[..., T]:
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> T:
-            return _retry(lambda: fn(*args, **kwargs), attempts)
+            return _retry(lambda: fn(*args, **kwargs), chosen.budget())
 
         return wrapper
 
     return decorate
 
 
-def _retry(call: Callable[[], T], attempts: int) -> T:
-    attempt = 1
+def _retry(call: Callable[[], T], budget: Budget) -> T:
+    """``call()``, run again after each retryable database error while ``budget`` lasts."""
     while True:
         try:
             return call()
         except sqlalchemy.exc.DBAPIError as exc:
-            if (
-                attempt >= attempts
-                or isinstance(exc, CommitInDoubt)
-                or not is_retryable_db_error(exc)
-            ):
+            if isinstance(exc, CommitInDoubt) or not is_retryable_db_error(exc):
                 raise
-            delay = _backoff(attempt)
+            pause = budget.next_pause()
+            if pause is None:
+                LOG.warning(
+                    "Database retries ran out after %d attempts: %s", budget.attempts, exc.orig
+                )
+                raise
             LOG.debug(
-                "Retryable database error (attempt %d/%d), retrying in %.3f s: %s",
-                attempt,
-                attempts,
-                delay,
+                "Retryable database error (attempt %d), retrying in %.3f s: %s",
+                budget.attempts - 1,
+                pause,
                 exc.orig,
             )
             metrics.server_retry(metrics.RETRY_DATABASE)
-            time.sleep(delay)
-            attempt += 1
+            time.sleep(pause)

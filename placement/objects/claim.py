@@ -20,11 +20,20 @@ To keep those retries rare, an attempt first row-locks its providers
 (:mod:`claim_providers`): concurrent claims on one provider then wait for
 each other instead of racing and losing. Consumer generations are the
 client's business: a mismatch is a 409, never retried.
+
+The database may abort an attempt too (a deadlock; on Galera a lost
+certification, at ``COMMIT`` or mid-statement; a connection cut by a proxy
+failing over): the attempt runs again, all of a claim's attempts within one
+retry time (``[placement_database] db_max_retry_time``). A ``COMMIT`` that
+lost its connection is settled by reading back what landed
+(:mod:`claim_doubt`) before anything runs again, so a retry never claims
+twice nor refuses a claim that was made.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Mapping
 from typing import TypeVar
 
@@ -33,8 +42,8 @@ from sqlalchemy.engine import Connection, Engine
 
 from placement import db, metrics
 from placement.db import tables
+from placement.objects import claim_doubt, exceptions, resource_class
 from placement.objects import consumer as consumer_obj
-from placement.objects import exceptions, resource_class
 from placement.objects import resource_provider as rp_obj
 from placement.objects.claim_checks import Item, check
 from placement.objects.claim_consumers import (
@@ -60,48 +69,97 @@ class _NotNew(Exception):
     """A consumer the client called new (generation null) exists after all."""
 
 
+class _Claim:
+    """One claim's attempts: what they know of owners, and what the last one wrote.
+
+    The first attempt inserts consumers the client says are new (generation
+    null) without looking for them first; if one exists after all, the
+    write starts again reading first (:class:`_NotNew`).
+    """
+
+    def __init__(self, writes: list[ConsumerWrite]) -> None:
+        self.writes = writes
+        self.owners: dict[str, Owner] = {}
+        self.optimistic = True
+        #: What the last attempt's COMMIT would leave (see :mod:`claim_doubt`).
+        self.marks: list[claim_doubt.Mark] = []
+
+    def attempt(self, conn: Connection) -> None:
+        optimistic, self.optimistic = self.optimistic, False
+        try:
+            consumers = write(conn, self.writes, dict(self.owners), optimistic=optimistic)
+        except ConsumerCreateRace:
+            if optimistic:
+                raise _NotNew() from None
+            raise
+        self.marks = claim_doubt.marks(self.writes, consumers)
+
+
 def replace(engine: Engine, writes: list[ConsumerWrite], *, attempts: int) -> None:
     """Replace the allocations of every consumer in ``writes``, all or nothing.
 
     Usually the owners already exist and are read inside the write's own
     transaction (one connection, one transaction per claim); the first use
     of a project, user or type creates it first, in a transaction of its own.
-    The first attempt inserts consumers the client says are new (generation
-    null) without looking for them first; if one exists after all, the
-    write starts again reading first, and that first attempt does not count
-    against ``attempts`` (it lost no race).
+    An optimistic first attempt that met an existing consumer does not count
+    against ``attempts`` (it lost no race). A ``COMMIT`` in doubt is judged
+    by :func:`claim_doubt.verdict`: landed, the claim is done; not landed, it
+    runs again; unknown, :class:`~placement.db.CommitInDoubt` goes up.
     """
-    first = True
-
-    def attempt(conn: Connection, owners: dict[str, Owner] | None = None) -> None:
-        nonlocal first
-        optimistic, first = first, False
+    budget = db.retry_policy_of(engine).budget()
+    claim = _Claim(writes)
+    doubt: db.CommitInDoubt | None = None
+    while True:
         try:
-            write(conn, writes, dict(owners or {}), optimistic=optimistic)
-        except ConsumerCreateRace:
-            if optimistic:
-                raise _NotNew() from None
-            raise
+            retry_on_conflict(engine, claim.attempt, attempts=attempts, budget=budget)
+            return
+        except _NotNew:
+            continue
+        except UnknownOwner:
+            claim.owners = resolve_owners(engine, writes)
+        except db.CommitInDoubt as lost:
+            doubt = lost
+            if _landed(engine, claim, budget, doubt):
+                return
+        except exceptions.StaleGeneration:
+            # After a doubt, a consumer that moved may have moved by our hand.
+            if doubt is None or not _landed(engine, claim, budget, doubt):
+                raise
 
-    try:
-        retry_on_conflict(engine, attempt, attempts=attempts)
-    except _NotNew:
-        retry_on_conflict(engine, attempt, attempts=attempts)
-    except UnknownOwner:
-        owners = resolve_owners(engine, writes)
-        retry_on_conflict(engine, lambda conn: attempt(conn, owners), attempts=attempts)
+
+def _landed(engine: Engine, claim: _Claim, budget: db.Budget, doubt: db.CommitInDoubt) -> bool:
+    """After the lost COMMIT ``doubt``: True if it landed, False if the claim
+    may run again; ``doubt`` raised again when nobody can tell."""
+    found = claim_doubt.verdict(engine, claim.marks, budget)
+    LOG.warning("A claim's COMMIT lost its connection (%s); it %s", doubt.orig, found.value)
+    if found is claim_doubt.Verdict.LANDED:
+        return True
+    pause = budget.next_pause() if found is claim_doubt.Verdict.NOT_LANDED else None
+    if pause is None:
+        raise doubt
+    time.sleep(pause)
+    return False
 
 
-def retry_on_conflict(engine: Engine, attempt: Callable[[Connection], T], *, attempts: int) -> T:
+def retry_on_conflict(
+    engine: Engine,
+    attempt: Callable[[Connection], T],
+    *,
+    attempts: int,
+    budget: db.Budget | None = None,
+) -> T:
     """Run ``attempt`` in a fresh writer transaction until no provider moved.
 
     A lost provider compare-and-swap (or a consumer created concurrently)
     rolls the attempt back; after ``attempts`` tries: :class:`ConcurrentUpdate`.
     A consumer's lost compare-and-swap is the client's business: not retried.
+    Database aborts are retried within ``budget`` (None: a fresh one), shared
+    by every attempt.
     """
+    budget = budget or db.retry_policy_of(engine).budget()
     for number in range(1, attempts + 1):
         try:
-            return db.run_in_transaction(engine, attempt, write=True)
+            return db.run_in_transaction(engine, attempt, write=True, budget=budget)
         except exceptions.ConcurrentUpdate as exc:
             if exc.generation_of != "provider":
                 raise
@@ -120,15 +178,17 @@ def write(
     owners: dict[str, Owner],
     *,
     optimistic: bool = False,
-) -> None:
+) -> list[consumer_obj.Consumer]:
     """One attempt of :func:`replace` inside the caller's transaction.
 
     Raises :class:`ConcurrentUpdate` when a provider changed since
     this attempt read it: the caller must roll back and try again.
     ``owners`` and ``optimistic`` as for :func:`prepare_consumers`.
+    Returns the consumers as the attempt found (or created) them.
     """
     consumers = prepare_consumers(conn, writes, owners, optimistic=optimistic)
     apply(conn, writes, owners, consumers, named_providers(conn, writes))
+    return consumers
 
 
 _DELETE_HELD = delete(_ALLOC).where(

@@ -16,7 +16,7 @@ from placement.db import engine as db_engine
 from placement.db import migration, standard
 from placement.handlers import base
 from placement.objects.actionplans import catalog
-from placement.wsgi import health, instrument, limits, middleware, openapi, routes
+from placement.wsgi import health, instrument, limits, middleware, openapi, rerun, routes
 
 LOG = logging.getLogger("placement")
 
@@ -110,9 +110,11 @@ def create_app(conf: cfg.ConfigOpts) -> PlacementApp:
     deps = base.Deps(conf=conf, engine=engine, enforcer=policy.make_enforcer(conf))
     # Built inside out; a request meets /healthcheck, /openapi.json, metrics,
     # proxy headers, request log, the console's pages, CORS, auth, then context,
-    # then Falcon (ARCHITECTURE.md, "A request's way").
+    # then Falcon, whose reads run again when the database dropped them
+    # (ARCHITECTURE.md, "A request's way").
     falcon_app = build_falcon_app(deps)
-    app = middleware.with_cors(conf, _auth_layers(conf, falcon_app))
+    reads_rerun = rerun.RerunReads(falcon_app, db_engine.retry_policy_of(engine))
+    app = middleware.with_cors(conf, _auth_layers(conf, reads_rerun))
     app = console_assets.ConsoleAssets(app, conf.api.auth_strategy)
     app = middleware.with_proxy_headers(conf, middleware.RequestLogMiddleware(app))
     app = instrument.instrument(conf, engine, falcon_app, app)

@@ -19,7 +19,7 @@ from placement import auth, db, errors
 from placement import microversion as mv
 from placement.db import engine as db_engine
 from placement.handlers import base, intake
-from placement.wsgi import routes
+from placement.wsgi import rerun, routes
 
 LOG = logging.getLogger("placement.requestlog")  # upstream's name, for log filters
 ERROR_LOG = logging.getLogger("placement.error")
@@ -308,7 +308,16 @@ class ErrorRenderer:
     def handle_database(
         self, req: falcon.Request, resp: falcon.Response, error: Exception, params: dict
     ) -> None:
-        """A database that cannot be reached is a 503 the client may retry, not a 500."""
+        """A database that cannot be reached is a 503 the client may retry, not a
+        500; so is a read the database kept aborting. A write it kept aborting
+        (Galera certification conflicts outlasting the retries) is a 409
+        ``placement.concurrent_update``, which clients already retry. A read
+        whose error a new attempt may cure is marked for
+        :class:`placement.wsgi.rerun.RerunReads`, which answers it only when
+        its retry time is spent."""
+        reading = req.method in rerun.READ_METHODS
+        if reading and db.is_retryable_db_error(error):
+            req.env[rerun.RERUN_KEY] = True
         if isinstance(error, db.CommitInDoubt):
             ERROR_LOG.warning("Database connection lost during COMMIT: %s", error.orig)
             message = (
@@ -318,6 +327,21 @@ class ErrorRenderer:
         elif db.is_unavailable_db_error(error):
             ERROR_LOG.warning("Database unavailable: %s", getattr(error, "orig", error))
             message = "The database is unavailable."
+        elif db.is_conflict_db_error(error) and not reading:
+            ERROR_LOG.warning(
+                "Database conflicts outlasted the retries: %s", getattr(error, "orig", error)
+            )
+            conflict = errors.Conflict(
+                "The database kept aborting the update under concurrent updates; try again.",
+                code=errors.CONCURRENT_UPDATE,
+            )
+            self.handle(req, resp, conflict, params)
+            return
+        elif db.is_conflict_db_error(error):
+            ERROR_LOG.warning(
+                "Database conflicts outlasted the retries: %s", getattr(error, "orig", error)
+            )
+            message = "The database kept aborting the read under concurrent updates."
         else:
             self.handle_unexpected(req, resp, error, params)
             return
