@@ -102,6 +102,18 @@ def _template(backend: str) -> str:
     return _TEMPLATES[backend]
 
 
+def create_mysql_schema(url: str) -> None:
+    """Both schemas in the empty MySQL database at ``url``, from the tables, stamped."""
+    engine = db_engine.engine_from_url(url)
+    try:
+        tables.metadata.create_all(engine)
+        migration.stamp(engine, "head")
+        actionplan_tables.metadata.create_all(engine)
+        migration.stamp_actionplans(engine)
+    finally:
+        engine.dispose()
+
+
 @contextlib.contextmanager
 def migrated_database(backend: str) -> Iterator[str]:
     """Yield a new database at the latest schema; drop it afterwards.
@@ -113,14 +125,7 @@ def migrated_database(backend: str) -> Iterator[str]:
     """
     if backend == "mysql":
         with fresh_database(backend) as url:
-            engine = db_engine.engine_from_url(url)
-            try:
-                tables.metadata.create_all(engine)
-                migration.stamp(engine, "head")
-                actionplan_tables.metadata.create_all(engine)
-                migration.stamp_actionplans(engine)
-            finally:
-                engine.dispose()
+            create_mysql_schema(url)
             yield url
         return
     template = make_url(_template(backend))
