@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from placement.actionplans.jsonvalues import json_key
 from placement.actionplans.model import ProposedAction
+
+if TYPE_CHECKING:
+    from placement.actionplans.planners import Planner
 
 
 class Solution:
@@ -15,11 +18,12 @@ class Solution:
     A duplicate is an action of the same type whose parameters are equal as JSON
     values; the first one stays, so planners see each distinct action once.
     ``planner`` is the planner the strategy insists on, or None to let the
-    configuration decide (doc/planner.md §4). ``parameters`` are the ones the
+    configuration decide (doc/planner.md §4); a strategy whose parameters shape the
+    plan passes a planner made for it instead of a name. ``parameters`` are the ones the
     strategy ran with, its defaults filled in (``solve`` sets them).
     """
 
-    def __init__(self, planner: str | None = None) -> None:
+    def __init__(self, planner: str | Planner | None = None) -> None:
         self.actions: list[ProposedAction] = []
         self.efficacy_indicators: list[dict[str, Any]] = []
         self.global_efficacy: list[dict[str, Any]] = []

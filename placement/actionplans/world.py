@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 
 Amounts = Mapping[str, int]
 
@@ -32,12 +33,15 @@ class Consumer:
 
     ``consumer_type`` is the type Placement recorded for it (microversion 1.38 and
     later), or None when it has none (written by an older microversion: the API's
-    ``unknown``).
+    ``unknown``). ``project`` (the external project id) and ``created_at`` (when
+    Placement first saw it) are what ``zone_migration`` orders servers by.
     """
 
     uuid: str
     amounts: Amounts
     consumer_type: str | None = None
+    project: str | None = None
+    created_at: datetime | None = None
 
     @property
     def movable(self) -> bool:

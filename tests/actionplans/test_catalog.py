@@ -76,6 +76,7 @@ def test_strategies_we_run_in_entry_point_order():
             "workload_balancing",
             "workload_stabilization",
         ),
+        ("zone_migration", "Zone migration", "hardware_maintenance", None),
     ]
     for strategy in catalog.STRATEGIES:
         assert strategy.goal in catalog.GOALS_BY_NAME
@@ -105,6 +106,7 @@ def test_only_the_capacity_strategies_need_a_world():
         "host_maintenance",
         "node_resource_consolidation",
         "workload_stabilization",
+        "zone_migration",
     }
 
 

@@ -3,6 +3,8 @@ stored with explicit destinations, refusals storing nothing, and the plan then a
 
 from __future__ import annotations
 
+import datetime
+
 import os_traits
 import pytest
 import sqlalchemy
@@ -91,6 +93,16 @@ def test_world_knows_which_consumers_are_servers(cloud):
         (moving, "MIGRATION", False),
         (old, None, True),
     ]
+
+
+def test_world_reads_each_consumers_project_and_creation_time(cloud):
+    """What zone_migration's priorities order servers by."""
+    h1 = cloud.node("h1", VCPU=16)
+    server = cloud.claim({h1.uuid: {"VCPU": 2}}, consumer_type="INSTANCE")
+    with reader(cloud.engine) as conn:
+        (consumer,) = read_world(conn).nodes[0].consumers
+    assert (consumer.uuid, consumer.project) == (server, "project")
+    assert isinstance(consumer.created_at, datetime.datetime)
 
 
 def test_host_maintenance_moves_only_servers(cloud):

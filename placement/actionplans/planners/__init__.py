@@ -37,13 +37,14 @@ PLANNERS: dict[str, Planner] = {
 
 
 def make_plan(
-    planner: str | None,
+    planner: str | Planner | None,
     actions: Sequence[ProposedAction],
     options: PlannerOptions,
     current_host: CurrentHost | None = None,
     node_name: NodeName | None = None,
 ) -> Plan:
-    """Plan ``actions`` with the named planner (None: ``options.default_planner``).
+    """Plan ``actions`` with the named planner (None: ``options.default_planner``), or
+    with ``planner`` itself when a strategy made one for its plan (``parallel.limited``).
 
     ``current_host(consumer uuid)`` gives the host name a resize's instance lives on;
     ``node_name`` turns each node identifier of the actions into that same kind of
@@ -55,16 +56,22 @@ def make_plan(
     (with the action's index) for a type the planner cannot place, and whatever
     ``current_host`` or ``node_name`` raise (ConsumerHasNoAllocations, say).
     """
-    name = options.default_planner if planner is None else planner
-    if name not in PLANNERS:
-        raise UnknownPlanner(name, PLANNERS)
+    run = planner if callable(planner) else _named(planner, options)
     keyed = (
         actions
         if node_name is None
         else [_named_nodes(a, options.action_types, node_name) for a in actions]
     )
-    plan = PLANNERS[name](keyed, options, current_host)
+    plan = run(keyed, options, current_host)
     return Plan(tuple(replace(p, action=actions[p.index]) for p in plan.actions))
+
+
+def _named(name: str | None, options: PlannerOptions) -> Planner:
+    """The planner called ``name`` (None: the configured default)."""
+    chosen = options.default_planner if name is None else name
+    if chosen not in PLANNERS:
+        raise UnknownPlanner(chosen, PLANNERS)
+    return PLANNERS[chosen]
 
 
 def _named_nodes(

@@ -25,6 +25,7 @@ from placement.actionplans.strategies import (
     host_maintenance,
     node_resource_consolidation,
     workload_stabilization,
+    zone_migration,
 )
 from placement.actionplans.strategies.declaration import Strategy
 from placement.actionplans.world import World
@@ -38,6 +39,7 @@ STRATEGIES: tuple[Strategy, ...] = (
     host_maintenance.STRATEGY,
     node_resource_consolidation.STRATEGY,
     workload_stabilization.STRATEGY,
+    zone_migration.STRATEGY,
 )
 
 STRATEGIES_BY_NAME: dict[str, Strategy] = {strategy.name: strategy for strategy in STRATEGIES}

@@ -26,7 +26,8 @@ class Strategy:
 
     ``goal`` names a goal of ``goals.GOALS``; ``parameters_spec`` is the JSON schema
     served as is and applied to an audit's parameters; ``planner`` is the planner of
-    its plans, or None when the configuration (or the audit) chooses; ``needs_world``
+    its plans, or None when the configuration (or the audit) chooses, or when the
+    solution brings a planner made for it (``zone_migration``); ``needs_world``
     says whether the object layer must read a capacity snapshot before solving.
     """
 

@@ -3,12 +3,14 @@
 Everything comes from one connection (the caller's transaction), so the snapshot
 is as consistent as the caller's isolation level makes it; the applier checks
 capacity again when it acts. Each consumer comes with its consumer type (None when
-it has none), so strategies move only servers while usage counts everything.
+it has none), so strategies move only servers while usage counts everything, and
+with its project and creation time, which ``zone_migration`` orders by.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from datetime import datetime
 
 import os_traits
 from sqlalchemy import func, select
@@ -48,15 +50,17 @@ def read_world(conn: Connection) -> World:
         capacity[root][name] = capacity[root].get(name, 0) + int(
             conditions.capacity(total, reserved, ratio)
         )
-    consumers, types = tables.consumers, tables.consumer_types
+    consumers, types, projects = tables.consumers, tables.consumer_types, tables.projects
     held: dict[int, dict[str, dict[str, int]]] = defaultdict(dict)
-    kinds: dict[str, str | None] = {}
+    facts: dict[str, tuple[str | None, str | None, datetime | None]] = {}
     usage: dict[int, dict[str, int]] = defaultdict(dict)
-    for root, consumer, kind, name, used in conn.execute(
+    for root, consumer, kind, project, created, name, used in conn.execute(
         select(
             _RP.c.root_provider_id,
             alloc.c.consumer_id,
             types.c.name,
+            projects.c.external_id,
+            consumers.c.created_at,
             rc.c.name,
             func.sum(alloc.c.used),
         )
@@ -64,11 +68,19 @@ def read_world(conn: Connection) -> World:
         .join(rc, rc.c.id == alloc.c.resource_class_id)
         .outerjoin(consumers, consumers.c.uuid == alloc.c.consumer_id)
         .outerjoin(types, types.c.id == consumers.c.consumer_type_id)
-        .group_by(_RP.c.root_provider_id, alloc.c.consumer_id, types.c.name, rc.c.name)
+        .outerjoin(projects, projects.c.id == consumers.c.project_id)
+        .group_by(
+            _RP.c.root_provider_id,
+            alloc.c.consumer_id,
+            types.c.name,
+            projects.c.external_id,
+            consumers.c.created_at,
+            rc.c.name,
+        )
         .order_by(_RP.c.root_provider_id, func.min(alloc.c.id), rc.c.name)
     ):
         held[root].setdefault(consumer, {})[name] = int(used)
-        kinds[consumer] = kind
+        facts[consumer] = (kind, project, created)
         usage[root][name] = usage[root].get(name, 0) + int(used)
     return World(
         tuple(
@@ -79,7 +91,7 @@ def read_world(conn: Connection) -> World:
                 usage=usage[root],
                 disabled=bool(disabled),
                 consumers=tuple(
-                    Consumer(c, amounts, kinds[c]) for c, amounts in held[root].items()
+                    Consumer(c, amounts, *facts[c]) for c, amounts in held[root].items()
                 ),
             )
             for root, uuid, name, disabled in roots

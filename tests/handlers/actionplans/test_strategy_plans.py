@@ -107,3 +107,38 @@ def test_workload_stabilization_refuses_a_metric_without_weight(app):
     assert status == 400
     assert "weight for instance_ram_usage" in _fault(body)
     assert _ok(app, "GET", "/v1/audits")["audits"] == []
+
+
+def test_zone_migration_drains_nodes_under_its_parallel_limits(app):
+    """Three servers on w1 and one on w2 to ``new``, one at a time per node and two in
+    all: each action's parents are the uuids of the actions it waits for."""
+    w1, w2 = _compute(app, "w1", 16), _compute(app, "w2", 16)
+    _compute(app, "new", 32)
+    on_w1 = [_server(app, w1, 1, project="p1") for _ in range(3)]
+    on_w2 = _server(app, w2, 2, project="p2")
+    parameters = {
+        "compute_nodes": [{"src_node": "w1", "dst_node": "new"}, {"src_node": "w2"}],
+        "parallel_total": 2,
+        "parallel_per_node": 1,
+        "priority": {"project": ["p2"]},
+    }
+    plan, actions = _plan(app, "hardware_maintenance", "zone_migration", parameters)
+    assert plan["state"] == "RECOMMENDED"
+    moved = [a["input_parameters"]["resource_id"] for a in actions]
+    assert moved == [on_w2, *on_w1]
+    assert {a["input_parameters"]["destination_node"] for a in actions} == {"new"}
+    uuids = [a["uuid"] for a in actions]
+    assert [sorted(a["parents"]) for a in actions] == [
+        [],
+        [],
+        sorted([uuids[0], uuids[1]]),
+        sorted([uuids[1], uuids[2]]),
+    ]
+
+
+def test_zone_migration_refuses_storage_pools(app):
+    _compute(app, "w1", 16)
+    parameters = {"storage_pools": [{"src_pool": "a@b#c", "dst_pool": "d@e#f"}]}
+    status, body = _audit(app, "hardware_maintenance", "zone_migration", parameters)
+    assert status == 400
+    assert "storage_pools is not supported" in _fault(body)
