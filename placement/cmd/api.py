@@ -12,7 +12,8 @@ with it needs ``--allow-insecure-bind``. The embedded default also runs one
 ``placement-applier`` beside the server (a child process reading the same
 configuration, started again when it dies, stopped with the server), so a
 started action plan is applied with nothing else running; ``--applier`` /
-``--no-applier`` override that.
+``--no-applier`` override that. It runs one ``placement-audit-runner`` the
+same way, so CONTINUOUS audits run (``--audit-runner`` / ``--no-audit-runner``).
 """
 
 from __future__ import annotations
@@ -78,6 +79,12 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
         default=None,
         help="run a placement-applier beside the server (default: only when embedded)",
     )
+    parser.add_argument(
+        "--audit-runner",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="run a placement-audit-runner beside the server (default: only when embedded)",
+    )
     return parser.parse_known_args(argv)
 
 
@@ -95,8 +102,9 @@ def _applier_config_args(
     return [*rest, *(arg for path in config_files for arg in ("--config-file", path))]
 
 
-def _start_applier(config_args: list[str], database_url: str) -> subprocess.Popen:
-    """A ``placement-applier`` child that reads our configuration and exits when we do.
+def _start_child(module: str, config_args: list[str], database_url: str) -> subprocess.Popen:
+    """A ``placement-applier`` or ``placement-audit-runner`` child (``module``) that
+    reads our configuration and exits when we do.
 
     It is handed the database we serve (the embedded default's is no option
     in any file) through oslo.config's environment source.
@@ -105,7 +113,7 @@ def _start_applier(config_args: list[str], database_url: str) -> subprocess.Pope
         [
             sys.executable,
             "-m",
-            "placement.cmd.applier",
+            module,
             *config_args,
             "--parent-pid",
             str(os.getpid()),
@@ -114,14 +122,21 @@ def _start_applier(config_args: list[str], database_url: str) -> subprocess.Pope
     )
 
 
-def _supervised_applier(
-    rest: list[str], conf: cfg.ConfigOpts, config_files: list[str] | None
+#: The children placement-api may run: (name, module).
+APPLIER = ("placement-applier", "placement.cmd.applier")
+AUDIT_RUNNER = ("placement-audit-runner", "placement.cmd.audit_runner")
+
+
+def _supervised(
+    child: tuple[str, str], rest: list[str], conf: cfg.ConfigOpts, config_files: list[str] | None
 ) -> supervisor.Supervisor:
-    """An applier child reading our files and serving our database, started
-    again whenever it dies (else its started plans would stay ONGOING)."""
+    """A child reading our files and serving our database, started again
+    whenever it dies (else an applier's started plans would stay ONGOING, and
+    no recurring audit would run)."""
+    name, module = child
     args = _applier_config_args(rest, conf, config_files)
     database = placement_conf.database_url(conf)
-    return supervisor.Supervisor("placement-applier", lambda: _start_applier(args, database))
+    return supervisor.Supervisor(name, lambda: _start_child(module, args, database))
 
 
 def console_url(host: str, port: int) -> str:
@@ -196,14 +211,19 @@ def main(argv: list[str] | None = None) -> int:
     except placement_conf.ConfigError as exc:
         print(f"placement-api: {exc}", file=sys.stderr)
         return 2
-    run_applier = embedded is not None if args.applier is None else args.applier
-    applier = _supervised_applier(rest, conf, config_files) if run_applier else None
+    wanted = {APPLIER: args.applier, AUDIT_RUNNER: args.audit_runner}
+    children = [
+        _supervised(child, rest, conf, config_files)
+        for child, chosen in wanted.items()
+        if (embedded is not None if chosen is None else chosen)
+    ]
     master = os.getpid()
     try:
         _serve(conf, args, hooks.settings())
     finally:
-        if applier is not None and os.getpid() == master:  # not in a forked worker
-            applier.stop()
+        if os.getpid() == master:  # not in a forked worker
+            for child in children:
+                child.stop()
     return 0
 
 

@@ -1,4 +1,4 @@
-"""Keep one child process running beside a server: ``placement-api``'s applier.
+"""Keep child processes running beside a server: ``placement-api``'s applier and audit runner.
 
 A child that dies (killed, out of memory) would otherwise stay dead while
 the server goes on answering, and the plans it had started would stay
