@@ -9,8 +9,8 @@
   or doubled, no 5xx.
 * With ``mysql_wsrep_sync_wait = 1``, a claim through one node followed at
   once by a read through another always reads the claim.
-* The applier's lease: two appliers claiming one plan through node 1 and
-  node 2 at the same moment: exactly one wins.
+* The leases: two appliers claiming one plan, and two audit runners one
+  due audit, through node 1 and node 2 at the same moment: exactly one wins.
 
 The cluster is started once per session (``conftest.py``); each test makes
 its own database on it. Figures (rates, gaps) are measured by
@@ -20,6 +20,7 @@ its own database on it. Figures (rates, gaps) are measured by
 from __future__ import annotations
 
 import datetime
+import socket
 import threading
 import time
 import uuid
@@ -31,7 +32,8 @@ import pytest
 from placement import db
 from placement.actionplans import states
 from placement.applier import patience
-from placement.objects.actionplans import execution, plans
+from placement.db.tables import utcnow
+from placement.objects.actionplans import audit_runs, execution, plans
 from placement.wsgi import create_app
 from tests import rig
 from tests.galera import cluster
@@ -215,6 +217,39 @@ def test_two_appliers_on_two_nodes_never_both_claim_a_plan(database):
             execution.finish_plan(
                 engines[index], plan.id, f"applier-{index}", states.SUCCEEDED, None
             )
+    finally:
+        stop.set()
+        app.placement_engine.dispose()
+        for engine in engines:
+            engine.dispose()
+
+
+def test_two_audit_runners_on_two_nodes_never_both_claim_an_audit(database):
+    """Each round: one due CONTINUOUS audit (the earlier ones stay leased),
+    claimed at one moment through node 1 and node 2, errors waited out as
+    the runner does: exactly one runner gets it."""
+    app = _app(database[0])
+    engines = [db.engine_from_url(url, mysql_wsrep_sync_wait=1) for url in database[1:]]
+    stop = threading.Event()
+    try:
+        store = Store(app, "mysql")
+        for _ in range(5):
+            audit = store.audit(audit_type="CONTINUOUS", interval="3600")
+
+            def claim(index: int) -> audit_runs.AuditClaim | None:
+                return patience.patiently(
+                    lambda: audit_runs.claim_due(
+                        engines[index], f"runner-{index}", socket.gethostname(), LEASE, utcnow()
+                    ),
+                    stop,
+                    "claiming",
+                )
+
+            results = rig.run_together(2, claim)
+            assert not any(isinstance(r, BaseException) for r in results), results
+            winners = [r for r in results if r is not None]
+            assert len(winners) == 1, results
+            assert winners[0].uuid == audit.uuid
     finally:
         stop.set()
         app.placement_engine.dispose()
