@@ -53,6 +53,7 @@ from keystoneauth1 import session as ksa_session
 from keystoneauth1.identity import v3
 
 from tests import dbutil, identity, rig, scratchvenv, server
+from tests.clients import clientenv
 from tests.nova import novaenv, stubs
 
 HOSTS = ("compute1", "compute2", "compute3")
@@ -135,6 +136,12 @@ def _run(argv: Sequence[str], env: dict[str, str], log: Path, timeout: float = 3
         )
     if result.returncode != 0:
         raise CloudError(f"{' '.join(argv)} failed:\n{log.read_text()[-4000:]}")
+
+
+def _openrc_variables(openrc: str) -> dict[str, str]:
+    """The variables an openrc's ``export NAME=value`` lines set."""
+    found = (line.removeprefix("export ").partition("=") for line in openrc.splitlines())
+    return {name: value for name, _, value in found if name}
 
 
 def _clean_env() -> dict[str, str]:
@@ -671,6 +678,24 @@ class Cloud:
         self.appliers.append(applier)
         return applier
 
+    def openstack(self, *args: str, timeout: float = 120) -> str:
+        """Run the real ``openstack`` command (python-openstackclient with
+        python-watcherclient, :mod:`tests.clients.clientenv`) as admin through
+        Keystone's catalog; its standard output (a failure fails the test)."""
+        venv = clientenv.ensure_client_venv()
+        env = dict(_clean_env(), **_openrc_variables(self.openrc()))
+        result = subprocess.run(
+            [str(venv / "bin" / "openstack"), *args],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=env,
+            stdin=subprocess.DEVNULL,
+        )
+        if result.returncode != 0:
+            raise CloudError(f"openstack {' '.join(args)}: {result.stdout}{result.stderr}")
+        return result.stdout
+
     def openrc(self) -> str:
         return textwrap.dedent(f"""\
             export OS_AUTH_URL={self.keystone_url}/v3
@@ -825,6 +850,8 @@ def running(workdir: str | None = None) -> Iterator[Cloud]:
                     "compute": f"http://127.0.0.1:{api_port}/v2.1",
                     "image": fakes.image_url,
                     "network": fakes.network_url,
+                    # Our /v1 is Watcher's API: `openstack optimize` finds it here.
+                    "infra-optim": placement_url,
                 },
             )
             session.invalidate()  # a new token carries the new catalog

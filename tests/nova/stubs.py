@@ -3,8 +3,10 @@
 Nova's compute API looks the image up in Glance and asks Neutron about ports,
 networks and security groups even for a server booted with ``networks:
 none``; Nova's own functional tests fake both. This answers the little a boot
-needs: one public raw image (:data:`IMAGE_ID`), and empty lists for every
-Neutron collection. Both live on one loopback port, under ``/image`` and
+and a shelve need: one public raw image (:data:`IMAGE_ID`) to boot from, the
+snapshot images a shelve creates (kept in memory: created, patched, uploaded,
+shown, deleted; nothing reads their data), and empty lists for every Neutron
+collection. Both live on one loopback port, under ``/image`` and
 ``/network``, and are registered in Keystone's catalog as the ``image`` and
 ``network`` services. Every call is kept in :attr:`Stubs.calls` (what Nova
 asked is the first thing to read when a boot fails).
@@ -15,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
+import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from socketserver import ThreadingMixIn
@@ -64,6 +67,7 @@ class Stubs:
 
     url: str = ""
     calls: list[tuple[str, str]] = field(default_factory=list)
+    images: dict[str, dict] = field(default_factory=lambda: {IMAGE_ID: IMAGE})
 
     @property
     def image_url(self) -> str:
@@ -78,7 +82,7 @@ class Stubs:
         query = environ.get("QUERY_STRING", "")
         self.calls.append((method, path + (f"?{query}" if query else "")))
         if path.startswith("/image"):
-            status, body = self._image(method, path[len("/image") :].rstrip("/"))
+            status, body = self._image(method, path[len("/image") :].rstrip("/"), _body(environ))
         elif path.startswith("/network"):
             status, body = self._network(method, path[len("/network") :].rstrip("/"))
         else:
@@ -89,7 +93,7 @@ class Stubs:
         )
         return [data]
 
-    def _image(self, method: str, path: str) -> Reply:
+    def _image(self, method: str, path: str, body: object) -> Reply:
         if method == "GET" and path in ("", "/versions"):
             link = {"rel": "self", "href": f"{self.image_url}/v2/"}
             versions = [{"id": "v2.16", "status": "CURRENT", "links": [link]}]
@@ -97,10 +101,41 @@ class Stubs:
         if method == "GET" and path == "/v2/schemas/image":
             return "200 OK", _IMAGE_SCHEMA
         if method == "GET" and path == "/v2/images":
-            return "200 OK", {"images": [IMAGE], "schema": "/v2/schemas/images"}
-        if method == "GET" and path == f"/v2/images/{IMAGE_ID}":
-            return "200 OK", IMAGE
-        return "404 Not Found", {"error": f"no image at {path}"}
+            return "200 OK", {"images": list(self.images.values()), "schema": "/v2/schemas/images"}
+        if method == "POST" and path == "/v2/images" and isinstance(body, dict):
+            return "201 Created", self._new_image(body)
+        parts = path.split("/")  # "", "v2", "images", id[, "file"]
+        found = self.images.get(parts[3]) if len(parts) >= 4 and parts[2] == "images" else None
+        if found is None:
+            return "404 Not Found", {"error": f"no image at {path}"}
+        return self._one_image(method, found, parts[4:], body)
+
+    def _new_image(self, fields: dict) -> dict:
+        """A snapshot image, ``queued`` until its data is uploaded."""
+        image_id = fields.get("id") or str(uuid.uuid4())
+        image = {**IMAGE, "size": None, "visibility": "private", **fields}
+        image.update(id=image_id, status="queued", file=f"/v2/images/{image_id}/file")
+        self.images[image_id] = image
+        return image
+
+    def _one_image(self, method: str, image: dict, rest: list[str], body: object) -> Reply:
+        if method == "GET" and not rest:
+            return "200 OK", image
+        if method == "PATCH" and not rest and isinstance(body, list):
+            for change in body:  # JSON-Patch on top-level properties only
+                name = change["path"].lstrip("/")
+                if change["op"] == "remove":
+                    image.pop(name, None)
+                else:
+                    image[name] = change["value"]
+            return "200 OK", image
+        if method == "PUT" and rest == ["file"]:
+            image["status"] = "active"
+            return "204 No Content", None
+        if method == "DELETE" and not rest and image["id"] != IMAGE_ID:
+            del self.images[image["id"]]
+            return "204 No Content", None
+        return "405 Method Not Allowed", {"error": f"{method} on image {image['id']}"}
 
     def _network(self, method: str, path: str) -> Reply:
         if method == "GET" and path == "":
@@ -116,6 +151,16 @@ class Stubs:
         if method == "GET" and parts[0] == "quotas":
             return "200 OK", {"quota": {"port": -1, "network": -1, "security_group": -1}}
         return "404 Not Found", {"NeutronError": {"message": f"{method} {path}"}}
+
+
+def _body(environ: dict) -> object:
+    """The request's JSON body (None when it has none; upload data is not JSON)."""
+    length = int(environ.get("CONTENT_LENGTH") or 0)
+    data = environ["wsgi.input"].read(length) if length else b""
+    try:
+        return json.loads(data) if data else None
+    except ValueError:
+        return None
 
 
 class _ThreadingServer(ThreadingMixIn, WSGIServer):

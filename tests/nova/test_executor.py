@@ -5,7 +5,9 @@ Placement, ``executor = nova``), starts a ``placement-applier`` with
 ``executor = nova`` reaching Nova through Keystone (``Cloud.start_applier``),
 and checks what Nova and our Placement show afterwards:
 
-* host_maintenance drains a compute: its servers elsewhere in the same status
+* host_maintenance, asked with ``openstack optimize audit create`` through
+  Keystone's catalog, drains a compute: migrations the plan puts side by side
+  run at the same time, its servers elsewhere in the same status
   (a stopped one migrated cold although planned live), its compute service
   disabled with the reason, their allocations on their new hosts' providers,
   nothing left on the drained node nor on migration consumers;
@@ -26,6 +28,7 @@ every compute service again when it ends.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -97,6 +100,22 @@ def _audit(nova: cloud.Cloud, body: dict[str, Any]) -> str:
     plans = nova.watcher.get(f"/v1/action_plans?audit_uuid={audit}").json()["action_plans"]
     assert len(plans) == 1, plans
     return str(plans[0]["uuid"])
+
+
+def _actuator(nova: cloud.Cloud, actions: list[dict[str, Any]]) -> str:
+    """An auto-triggered audit of exactly ``actions`` (the actuator strategy); its plan."""
+    body = {"goal": "unclassified", "strategy": "actuator", "parameters": {"actions": actions}}
+    return _audit(nova, body)
+
+
+def _maintenance(nova: cloud.Cloud, host: str) -> str:
+    """An auto-triggered host_maintenance audit draining ``host``; its plan."""
+    body = {
+        "goal": "cluster_maintaining",
+        "strategy": "host_maintenance",
+        "parameters": {"maintenance_node": host},
+    }
+    return _audit(nova, body)
 
 
 def _plan(nova: cloud.Cloud, plan: str) -> dict[str, Any]:
@@ -194,18 +213,15 @@ def test_host_maintenance_drains_a_compute_through_nova(nova: cloud.Cloud, small
     assert before.status[stopped] == "SHUTOFF"
     providers = _providers(nova)
 
-    plan = _audit(
-        nova,
-        {
-            "goal": "cluster_maintaining",
-            "strategy": "host_maintenance",
-            "parameters": {"maintenance_node": "compute1"},
-        },
-    )
+    # As an operator would: the real client, finding our /v1 in Keystone's catalog.
+    command = "optimize audit create -g cluster_maintaining -s host_maintenance"
+    options = "-p maintenance_node=compute1 --auto-trigger -f json"
+    audit = json.loads(nova.openstack(*command.split(), *options.split()))["UUID"]
+    found = nova.watcher.get(f"/v1/action_plans?audit_uuid={audit}").json()["action_plans"]
+    (plan,) = [p["uuid"] for p in found]
     planned = _actions(nova, plan)
-    assert {
-        a["input_parameters"]["resource_id"] for a in planned if a["action_type"] == "migrate"
-    } == set(on_host)
+    migrates = [a for a in planned if a["action_type"] == "migrate"]
+    assert {a["input_parameters"]["resource_id"] for a in migrates} == set(on_host)
     started = time.monotonic()
     ended = _apply(nova, plan, "applier-maintenance")
     took = time.monotonic() - started
@@ -214,7 +230,38 @@ def test_host_maintenance_drains_a_compute_through_nova(nova: cloud.Cloud, small
     assert {a["state"] for a in _actions(nova, plan)} == {"SUCCEEDED"}
     _assert_drained(nova, ["compute1"], "watcher_maintaining", before)
     assert providers == _providers(nova)
+    _assert_siblings_overlapped(cloud.placement_database(nova.workdir), migrates)
     print(f"host_maintenance of {len(on_host)} servers: {took:.1f} s")
+
+
+def _run_times(database: str, actions: list[str]) -> dict[str, tuple[str, str]]:
+    """When the applier started and finished each action (our database's record)."""
+    marks = ",".join("?" * len(actions))
+    with sqlite3.connect(database.removeprefix("sqlite:///"), timeout=10) as connection:
+        rows = connection.execute(
+            f"SELECT uuid, started_at, finished_at FROM actions WHERE uuid IN ({marks})",  # noqa: S608 (placeholders only)
+            actions,
+        ).fetchall()
+    return {row[0]: (row[1], row[2]) for row in rows}
+
+
+def _assert_siblings_overlapped(database: str, migrates: list[dict[str, Any]]) -> None:
+    """Migrations the DAG lets run together (the same parents) did run together:
+    each started before its sibling finished. At least one such pair exists."""
+    times = _run_times(database, [a["uuid"] for a in migrates])
+    by_parents: dict[tuple[str, ...], list[str]] = {}
+    for action in migrates:
+        by_parents.setdefault(tuple(sorted(action["parents"])), []).append(action["uuid"])
+    pairs = [
+        (first, second)
+        for siblings in by_parents.values()
+        for index, first in enumerate(siblings)
+        for second in siblings[index + 1 :]
+    ]
+    assert pairs, migrates  # the planner put some migrations side by side
+    for first, second in pairs:
+        (start_1, end_1), (start_2, end_2) = times[first], times[second]
+        assert start_1 < end_2 and start_2 < end_1, (first, times[first], second, times[second])
 
 
 def _requested_migrations(database: str, plan: str) -> list[str]:
@@ -234,14 +281,7 @@ def test_applier_killed_mid_migration_another_finishes_once(nova: cloud.Cloud, s
         nova.boot(f"exec-kill-{index}", small, host="compute2")
     before = _before(nova, "compute2")
     on_host = list(before.status)
-    plan = _audit(
-        nova,
-        {
-            "goal": "cluster_maintaining",
-            "strategy": "host_maintenance",
-            "parameters": {"maintenance_node": "compute2"},
-        },
-    )
+    plan = _maintenance(nova, "compute2")
     first = nova.start_applier(
         "applier-killed", lease_seconds=LEASE_S, applier_options=APPLIER_OPTIONS
     )
@@ -295,19 +335,13 @@ def test_a_migration_nova_refuses_fails_and_cancels_its_descendants(
     )
     providers = _providers(nova)
     # The weight planner puts two migrations side by side, the third below both.
-    plan = _audit(
+    plan = _actuator(
         nova,
-        {
-            "goal": "unclassified",
-            "strategy": "actuator",
-            "parameters": {
-                "actions": [
-                    _migrate(refused, "compute1", "compute3"),
-                    _migrate(independent, "compute2", "compute1"),
-                    _migrate(descendant, "compute1", "compute2"),
-                ]
-            },
-        },
+        [
+            _migrate(refused, "compute1", "compute3"),
+            _migrate(independent, "compute2", "compute1"),
+            _migrate(descendant, "compute1", "compute2"),
+        ],
     )
     by_server = {a["input_parameters"]["resource_id"]: a for a in _actions(nova, plan)}
     assert by_server[refused]["parents"] == by_server[independent]["parents"] == []
@@ -345,21 +379,15 @@ def test_a_migration_nova_refuses_fails_and_cancels_its_descendants(
 def test_resize_by_flavor_name_through_nova(nova: cloud.Cloud, small: str) -> None:
     nova.create_flavor("exec-medium", MEDIUM["VCPU"], MEDIUM["MEMORY_MB"], MEDIUM["DISK_GB"])
     server_id = nova.boot("exec-resize", small)["id"]
-    plan = _audit(
+    plan = _actuator(
         nova,
-        {
-            "goal": "unclassified",
-            "strategy": "actuator",
-            "parameters": {
-                "actions": [
-                    {
-                        "action_type": "resize",
-                        "resource_id": server_id,
-                        "input_parameters": {"flavor": "exec-medium"},
-                    }
-                ]
-            },
-        },
+        [
+            {
+                "action_type": "resize",
+                "resource_id": server_id,
+                "input_parameters": {"flavor": "exec-medium"},
+            }
+        ],
     )
     started = time.monotonic()
     ended = _apply(nova, plan, "applier-resize")
@@ -417,3 +445,75 @@ def test_node_resource_consolidation_through_nova(nova: cloud.Cloud, small: str)
     assert {a["state"] for a in _actions(nova, plan)} == {"SUCCEEDED"}
     _assert_drained(nova, released, "Watcher node resource consolidation strategy", before)
     print(f"node_resource_consolidation, {len(migrated)} servers: {took:.1f} s")
+
+
+def test_stop_shelve_and_delete_through_nova(nova: cloud.Cloud, small: str) -> None:
+    """Each asked of Nova and waited for: the stopped server keeps its allocations,
+    the shelved one is offloaded (Nova's default ``shelved_offload_time`` of 0) with
+    its snapshot image created and its allocations released, the deleted one gone."""
+    stopped, shelved, deleted = (
+        nova.boot(f"exec-{name}", small)["id"] for name in ("stop", "shelve", "delete")
+    )
+    hosts = {s: nova.server(s)["OS-EXT-SRV-ATTR:host"] for s in (stopped, shelved, deleted)}
+    images_before = set(nova.stubs.images)
+    plan = _actuator(
+        nova,
+        [
+            {"action_type": action_type, "resource_id": server_id, "input_parameters": {}}
+            for action_type, server_id in (
+                ("stop", stopped),
+                ("shelve", shelved),
+                ("delete", deleted),
+            )
+        ],
+    )
+
+    ended = _apply(nova, plan, "applier-server-states")
+
+    assert ended["state"] == "SUCCEEDED", (ended, _actions(nova, plan))
+    assert {a["state"] for a in _actions(nova, plan)} == {"SUCCEEDED"}
+    assert nova.server(stopped)["status"] == "SHUTOFF"
+    assert _held(nova, stopped) == {_providers(nova)[hosts[stopped]]: SMALL}
+    assert nova.server(shelved)["status"] == "SHELVED_OFFLOADED"
+    assert _held(nova, shelved) == {}
+    (snapshot,) = set(nova.stubs.images) - images_before
+    assert nova.stubs.images[snapshot]["name"] == "exec-shelve-shelved"
+    gone = nova.compute.get(f"/servers/{deleted}", raise_exc=False)
+    assert gone.status_code == 404
+    assert _held(nova, deleted) == {}
+
+
+def test_what_nova_holds_for_a_migration_is_skipped_not_moved(
+    nova: cloud.Cloud, small: str
+) -> None:
+    """A cold migration left VERIFY_RESIZE keeps the server's old allocations on
+    the source under the migration record's uuid, with no consumer type (Nova 34
+    types none), so host_maintenance plans it like a server: Nova has no such
+    server, and that migrate is SKIPPED saying why; nothing of it is moved."""
+    server_id = nova.boot("exec-verify", small, host="compute3")["id"]
+    nova.compute.post(
+        f"/servers/{server_id}/action",
+        json={"migrate": {"host": "compute2"}},
+        microversion="2.56",
+    )
+    nova.wait_for_status(server_id, "VERIFY_RESIZE")
+    (record,) = _migrations(nova, server_id)
+    providers = _providers(nova)
+    assert _held(nova, record["uuid"]) == {providers["compute3"]: SMALL}
+    try:
+        plan = _maintenance(nova, "compute3")
+        ended = _apply(nova, plan, "applier-migration-record")
+        assert ended["state"] == "SUCCEEDED", (ended, _actions(nova, plan))
+        by_consumer = {
+            a["input_parameters"].get("resource_id"): a
+            for a in _actions(nova, plan)
+            if a["action_type"] == "migrate"
+        }
+        skipped = by_consumer[record["uuid"]]
+        assert skipped["state"] == "SKIPPED", skipped
+        assert f"Nova has no server {record['uuid']}" in skipped["status_message"]
+        assert _held(nova, record["uuid"]) == {providers["compute3"]: SMALL}
+        assert nova.server(server_id)["status"] == "VERIFY_RESIZE"
+    finally:
+        nova.compute.post(f"/servers/{server_id}/action", json={"confirmResize": None})
+        nova.wait_for_status(server_id, "ACTIVE")
