@@ -10,14 +10,24 @@ reuses it, and changing a pin builds a fresh one beside it. A file lock keeps
 two processes from installing at once; a marker written last tells a finished
 venv from one whose install was interrupted (:mod:`tests.scratchvenv`).
 
-Run as a script to build it ahead of time: ``python tests/clients/clientenv.py``.
+Run it to build the venv ahead of time and print its path, either as a
+module from the repository root (``.venv/bin/python -m tests.clients.clientenv``)
+or as a script from anywhere (``python3 tests/clients/clientenv.py``, which is
+how ``scenario_lib.sh`` finds the venv when ``OSC_VENV`` is not set). It needs
+only the standard library.
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
-from tests import scratchvenv
+if not __package__:
+    # Run as a script, the directory on sys.path is tests/clients/, not the
+    # repository root that ``tests`` lives in.
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from tests import scratchvenv  # noqa: E402
 
 PINS: tuple[str, ...] = (
     "python-openstackclient==10.5.0",

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 from tests.clients import clientenv
@@ -37,3 +39,20 @@ def test_an_unfinished_venv_is_not_taken_for_a_finished_one(tmp_path: Path) -> N
     assert not clientenv._is_complete(tmp_path)
     (tmp_path / clientenv.COMPLETE_MARKER).touch()
     assert clientenv._is_complete(tmp_path)
+
+
+def test_run_as_a_script_from_anywhere_it_prints_the_venv(
+    client_venv: Path, tmp_path: Path
+) -> None:
+    # scenario_lib.sh runs it so (python3 <repo>/tests/clients/clientenv.py) when
+    # OSC_VENV is not set: the repository root must be found without it on sys.path.
+    script = Path(clientenv.__file__).resolve()
+    out = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+        env={key: value for key, value in os.environ.items() if key != "PYTHONPATH"},
+    ).stdout
+    assert out.strip() == str(client_venv)
