@@ -58,7 +58,11 @@ class Consumer:
 
 @dataclass(frozen=True)
 class Node:
-    """A provider tree: its root's uuid and name, and its capacity and usage per class."""
+    """A provider tree: its root's uuid and name, and its capacity and usage per class.
+
+    ``powered_off``: a ``change_node_power_state`` off left it serving nothing (its
+    capacity is then 0: every inventory's reserved is its total).
+    """
 
     uuid: str
     name: str
@@ -66,6 +70,7 @@ class Node:
     usage: Amounts
     disabled: bool = False
     consumers: tuple[Consumer, ...] = ()
+    powered_off: bool = False
 
     def free(self) -> dict[str, int]:
         """Capacity not used yet, per class (never below zero)."""

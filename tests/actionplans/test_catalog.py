@@ -70,6 +70,7 @@ def test_strategies_we_run_in_entry_point_order():
             "server_consolidation",
             "node_resource_consolidation",
         ),
+        ("saving_energy", "Saving Energy Strategy", "saving_energy", "weight"),
         (
             "workload_stabilization",
             "Workload stabilization",
@@ -105,6 +106,7 @@ def test_only_the_capacity_strategies_need_a_world():
     assert {s.name for s in catalog.STRATEGIES if s.needs_world} == {
         "host_maintenance",
         "node_resource_consolidation",
+        "saving_energy",
         "workload_stabilization",
         "zone_migration",
     }

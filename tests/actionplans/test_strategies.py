@@ -86,7 +86,13 @@ def test_an_unknown_strategy_is_not_found():
 
 @pytest.mark.parametrize(
     "name",
-    ["host_maintenance", "node_resource_consolidation", "workload_stabilization", "zone_migration"],
+    [
+        "host_maintenance",
+        "node_resource_consolidation",
+        "saving_energy",
+        "workload_stabilization",
+        "zone_migration",
+    ],
 )
 def test_capacity_strategies_refuse_to_plan_without_a_snapshot(name):
     """The strategies that read capacity make no plan without a world."""

@@ -14,15 +14,26 @@ from placement.actionplans.action_types import names
 from placement.actionplans.planners import PlannerOptions
 from placement.db import reader
 from placement.effects.migrate import MIGRATE
+from placement.effects.power_state import CHANGE_NODE_POWER_STATE
 from placement.effects.service_state import CHANGE_NOVA_SERVICE_STATE
 from placement.objects.actionplans import actions, audits, paging, plans
 from placement.objects.actionplans.world import read_world
 
-EFFECTS = {names.MIGRATE: MIGRATE, names.CHANGE_NOVA_SERVICE_STATE: CHANGE_NOVA_SERVICE_STATE}
+EFFECTS = {
+    names.MIGRATE: MIGRATE,
+    names.CHANGE_NOVA_SERVICE_STATE: CHANGE_NOVA_SERVICE_STATE,
+    names.CHANGE_NODE_POWER_STATE: CHANGE_NODE_POWER_STATE,
+}
+
+GOALS = {
+    "host_maintenance": "cluster_maintaining",
+    "node_resource_consolidation": "server_consolidation",
+    "saving_energy": "saving_energy",
+}
 
 
 def _audit(cloud, strategy: str, parameters: dict) -> audits.Audit:
-    goal = "cluster_maintaining" if strategy == "host_maintenance" else "server_consolidation"
+    goal = GOALS[strategy]
     fields = {"goal": goal, "strategy": strategy, "audit_type": "ONESHOT", "parameters": parameters}
     return audits.create_audit(cloud.engine, PlannerOptions(), fields)
 
@@ -164,3 +175,29 @@ def test_consolidation_plan_is_stored_with_efficacy(cloud):
     assert stored[1].input_parameters["destination_node"] == "h2"
     assert list(stored[1].parents) == [stored[0].uuid]
     assert _plan(cloud, audit).global_efficacy[0]["value"] == 50
+
+
+def test_saving_energy_powers_off_the_surplus_then_on_again(cloud):
+    """Three empty nodes beside one in use: two go off (the last first) and the world
+    reads them off; asked for three free nodes, the next audit powers both on."""
+    h1 = cloud.node("h1", VCPU=8)
+    empty = [cloud.node(name, VCPU=8) for name in ("e1", "e2", "e3")]
+    cloud.claim({h1.uuid: {"VCPU": 2}})
+    off = _actions(cloud, _audit(cloud, "saving_energy", {}))
+    assert [(a.input_parameters["resource_name"], a.input_parameters["state"]) for a in off] == [
+        ("e3", "off"),
+        ("e2", "off"),
+    ]
+    for action in off:
+        assert cloud.run(EFFECTS[action.action_type], action.input_parameters).state == "SUCCEEDED"
+    with reader(cloud.engine) as conn:
+        world = read_world(conn)
+    assert [n.name for n in world.nodes if n.powered_off] == ["e2", "e3"]
+    on = _actions(cloud, _audit(cloud, "saving_energy", {"min_free_hosts_num": 3}))
+    assert [(a.input_parameters["resource_name"], a.input_parameters["state"]) for a in on] == [
+        ("e2", "on"),
+        ("e3", "on"),
+    ]
+    for action in on:
+        assert cloud.run(EFFECTS[action.action_type], action.input_parameters).state == "SUCCEEDED"
+    assert all(cloud.inventories(node)["VCPU"].reserved == 0 for node in empty)

@@ -24,6 +24,7 @@ from placement.actionplans.strategies import (
     dummy,
     host_maintenance,
     node_resource_consolidation,
+    saving_energy,
     workload_stabilization,
     zone_migration,
 )
@@ -38,6 +39,7 @@ STRATEGIES: tuple[Strategy, ...] = (
     dummy.STRATEGY,
     host_maintenance.STRATEGY,
     node_resource_consolidation.STRATEGY,
+    saving_energy.STRATEGY,
     workload_stabilization.STRATEGY,
     zone_migration.STRATEGY,
 )

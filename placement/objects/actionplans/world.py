@@ -4,7 +4,8 @@ Everything comes from one connection (the caller's transaction), so the snapshot
 is as consistent as the caller's isolation level makes it; the applier checks
 capacity again when it acts. Each consumer comes with its consumer type (None when
 it has none), so strategies move only servers while usage counts everything, and
-with its project and creation time, which ``zone_migration`` orders by.
+with its project and creation time, which ``zone_migration`` orders by. A node
+knows whether it is powered off, which ``saving_energy`` reads.
 """
 
 from __future__ import annotations
@@ -13,14 +14,26 @@ from collections import defaultdict
 from datetime import datetime
 
 import os_traits
-from sqlalchemy import func, select
+from sqlalchemy import ColumnElement, Exists, func, select
 from sqlalchemy.engine import Connection
 
 from placement.actionplans.world import Consumer, Node, World
-from placement.db import tables
+from placement.db import actionplan_tables, tables
 from placement.objects import conditions
 
 _RP = tables.resource_providers
+
+
+def _powered_off(root_id: ColumnElement[int]) -> Exists:
+    """Some provider of the tree of ``root_id`` has its inventories saved by a power-off
+    (``placement/effects/power_state.py``)."""
+    saved, member = actionplan_tables.powered_off_inventories, _RP.alias("member")
+    return (
+        select(saved.c.resource_provider_id)
+        .join(member, member.c.id == saved.c.resource_provider_id)
+        .where(member.c.root_provider_id == root_id)
+        .exists()
+    )
 
 
 def read_world(conn: Connection) -> World:
@@ -31,6 +44,7 @@ def read_world(conn: Connection) -> World:
             _RP.c.uuid,
             _RP.c.name,
             conditions.has_trait_named(_RP.c.id, os_traits.COMPUTE_STATUS_DISABLED),
+            _powered_off(_RP.c.id),
         )
         .where(
             _RP.c.parent_provider_id.is_(None),
@@ -90,10 +104,11 @@ def read_world(conn: Connection) -> World:
                 capacity=capacity[root],
                 usage=usage[root],
                 disabled=bool(disabled),
+                powered_off=bool(off),
                 consumers=tuple(
                     Consumer(c, amounts, *facts[c]) for c, amounts in held[root].items()
                 ),
             )
-            for root, uuid, name, disabled in roots
+            for root, uuid, name, disabled, off in roots
         )
     )

@@ -142,3 +142,19 @@ def test_zone_migration_refuses_storage_pools(app):
     status, body = _audit(app, "hardware_maintenance", "zone_migration", parameters)
     assert status == 400
     assert "storage_pools is not supported" in _fault(body)
+
+
+def test_saving_energy_powers_off_the_surplus_empty_nodes(app):
+    """One node in use and three empty: one stays on as standby (the defaults), two
+    are powered off, both at once (the weight planner's parallelization of 2)."""
+    _server(app, _compute(app, "n1", 8), 2)
+    empty = {name: _compute(app, name, 8) for name in ("e1", "e2", "e3")}
+    plan, actions = _plan(app, "saving_energy", "saving_energy", {})
+    assert [a["action_type"] for a in actions] == ["change_node_power_state"] * 2
+    assert [a["parents"] for a in actions] == [[], []]
+    assert [a["input_parameters"] for a in actions] == [
+        {"state": "off", "resource_name": name, "resource_id": empty[name]} for name in ("e3", "e2")
+    ]
+    status, body = _audit(app, "saving_energy", "saving_energy", {"min_free_hosts_num": "2"})
+    assert status == 400
+    assert "'2' is not of type 'number'" in _fault(body)
