@@ -138,7 +138,6 @@ class _Balancer:
         self.loads = _Loads(nodes, metrics)
         self.free = FreeCapacity(nodes)
         self.moved: set[str] = set()
-        self.on = {c.uuid: node for node in nodes for c in node.consumers}
 
     def _best_from(self, source: Node, current: float) -> tuple[float, _Move] | None:
         """The move off ``source`` that lowers the weighted deviation most, if any does."""
