@@ -6,7 +6,10 @@
 # deleting that never-started plan and its audit; a plan whose long sleep the
 # applier (started beside the server) is running when it is cancelled; and
 # host_maintenance on three nodes made through the Placement API, run to
-# SUCCEEDED, its consumers found moved and the node disabled. Checks what
+# SUCCEEDED, its consumers found moved and the node disabled; audit templates
+# (created with a scope and default parameters, listed, shown, updated, used by
+# `audit create -a`, deleted); the applier among the services; a strategy's
+# state, the (empty) scoring engines and the compute data model. Checks what
 # the client prints, in table form where the client formats fields itself and
 # as JSON where a check looks inside. Any failed command or unexpected answer
 # stops the scenario with a message and the server's log.
@@ -218,5 +221,89 @@ check "maint-1 holds nothing" "$(placement GET "/resource_providers/${node_uuid[
     'd["allocations"] == {}'
 check "maint-1 is disabled" "$(placement GET "/resource_providers/${node_uuid[1]}/traits")" \
     '"COMPUTE_STATUS_DISABLED" in d["traits"]'
+
+# --- audit templates: create, list, show, update, audits from them, delete -----------
+# A template names a goal and a strategy (and, at 1.7, default parameters);
+# `audit create -a` takes them from it. python-watcherclient sends 1.5 unless
+# told otherwise, so default parameters need --os-infra-optim-api-version 1.7.
+template="$(osc optimize audittemplate create at-drain cluster_maintaining -s host_maintenance \
+    -d "drain a node" -f json)"
+check "audittemplate create" "$template" \
+    'd["Name"] == "at-drain" and d["Goal"] == "cluster_maintaining" and d["Strategy"] == "host_maintenance"
+     and d["Description"] == "drain a node" and d["Audit Scope"] == []'
+template_uuid="$(pick "$template" 'd["UUID"]')"
+osc_fails "a taken template name is refused" \
+    "An audit_template with UUID or name at-drain already exists (HTTP 409)" \
+    optimize audittemplate create at-drain cluster_maintaining
+cat > "$work/scope.json" <<EOF
+[{"compute": [{"exclude": [{"compute_nodes": [{"name": "maint-3"}]}]}]}]
+EOF
+template="$(osc optimize --os-infra-optim-api-version 1.7 audittemplate create at-balance \
+    workload_balancing -s workload_stabilization --scope "$work/scope.json" -p retry_count=2 -f json)"
+check "audittemplate create with a scope and default parameters" "$template" \
+    'd["Strategy"] == "workload_stabilization" and d["Default Parameters"] == {"retry_count": 2}
+     and d["Audit Scope"] == [{"compute": [{"exclude": [{"compute_nodes": [{"name": "maint-3"}]}]}]}]'
+osc_fails "default parameters need a strategy" \
+    "default_parameters requires a strategy to be specified (HTTP 400)" \
+    optimize --os-infra-optim-api-version 1.7 audittemplate create at-nostrategy workload_balancing \
+    -p retry_count=2
+
+# Table output: the short list's columns.
+templates="$(osc optimize audittemplate list)"
+case "$(table_row "$templates" at-drain)" in
+    *"| $template_uuid | at-drain "*"| cluster_maintaining "*"| host_maintenance "*) echo "ok: audittemplate list" ;;
+    *) fail "audittemplate list: $templates" ;;
+esac
+expect "audittemplate show by name" "$template_uuid" optimize audittemplate show at-drain -f value -c UUID
+check "audittemplate show by uuid" "$(osc optimize audittemplate show "$template_uuid" -f json)" \
+    'd["Name"] == "at-drain" and d["Goal"] == "cluster_maintaining"'
+check "audittemplate update" \
+    "$(osc optimize audittemplate update at-drain replace description="drain one node" -f json)" \
+    'd["Description"] == "drain one node" and d["Updated At"] is not None'
+osc_fails "a strategy of another goal is refused on update too" \
+    "'dummy' strategy does not relate to the 'cluster_maintaining' goal" \
+    optimize audittemplate update at-drain replace strategy=dummy
+
+# The audits take the goal, strategy, scope and default parameters from their
+# template; -p overrides a default. Their plans are never started.
+audit="$(osc optimize audit create -a at-balance -f json)"
+check "audit create -a" "$audit" \
+    'd["Goal"] == "workload_balancing" and d["Strategy"] == "workload_stabilization"
+     and d["State"] == "SUCCEEDED" and d["Parameters"]["retry_count"] == 2
+     and d["Audit Scope"] == [{"compute": [{"exclude": [{"compute_nodes": [{"name": "maint-3"}]}]}]}]'
+first_from_template="$(pick "$audit" 'd["UUID"]')"
+audit="$(osc optimize audit create -a at-balance -p retry_count=3 -f json)"
+check "audit create -a -p overrides a default parameter" "$audit" \
+    'd["Strategy"] == "workload_stabilization" and d["Parameters"]["retry_count"] == 3'
+second_from_template="$(pick "$audit" 'd["UUID"]')"
+osc optimize audit delete "$first_from_template" "$second_from_template" > /dev/null
+
+osc optimize audittemplate delete at-drain > /dev/null
+expect "audittemplate delete" "at-balance" optimize audittemplate list -f value -c Name
+osc_fails "a deleted template is gone" "AuditTemplate at-drain could not be found (HTTP 404)" \
+    optimize audittemplate show at-drain
+osc optimize audittemplate delete at-balance > /dev/null
+
+# --- services, strategy state, scoring engines, the data model -------------------------
+# The applier started beside the server beats as watcher-applier.
+services="$(osc optimize service list)"
+case "$(table_row "$services" watcher-applier)" in
+    *"| ACTIVE "*) echo "ok: service list" ;;
+    *) fail "service list: $services" ;;
+esac
+check "service show" "$(osc optimize service show watcher-applier -f json)" \
+    'd["Name"] == "watcher-applier" and d["Status"] == "ACTIVE" and d["Last seen up"]'
+check "strategy state" "$(osc optimize strategy state host_maintenance -f json)" \
+    '[r["Type"] for r in d] == ["Datasource", "Metrics", "CDM", "Name"]
+     and d[0]["State"] == "Placement: available" and d[0]["Mandatory"] is True
+     and d[3]["State"] == "host_maintenance"'
+expect "scoringengine list" "" optimize scoringengine list -f value
+# The compute model after host_maintenance: the three consumers on maint-2 and
+# maint-3 with their allocations, maint-1 a row of its own without a server.
+check "datamodel list" "$(osc optimize datamodel list --detail -f json)" \
+    '{r["Server_UUID"] for r in d if r["Server_UUID"]} == set('"$(printf '"%s",' "${vms[@]}" | sed 's/^/(/; s/$/)/')"')
+     and all(r["Node Host Name"] in ("maint-2", "maint-3") and r["Server Vcpus"] == 2
+             and r["Server Memory"] == 2048 and r["Node Vcpus"] == 8 for r in d if r["Server_UUID"])
+     and [r["Node Host Name"] for r in d if not r["Server_UUID"]].count("maint-1") == 1'
 
 echo "watcher scenario passed"
