@@ -74,8 +74,16 @@ def _metrics(parameters: dict[str, Any]) -> list[_Metric]:
     return chosen
 
 
+#: A move must lower the weighted deviation by more than this (rounding is no gain).
+_GAIN = 1e-12
+
+
 class _Loads:
-    """Each balanced node's allocated share per metric, as moves are planned."""
+    """Each balanced node's allocated share per metric, as moves are planned.
+
+    Per metric it keeps the sum of the shares and of their squares, so the deviation
+    after a candidate move costs a few operations however many nodes there are.
+    """
 
     def __init__(self, nodes: list[Node], metrics: list[_Metric]) -> None:
         self.metrics = metrics
@@ -89,18 +97,26 @@ class _Loads:
         self._capacity = {
             node.uuid: [node.capacity[m.resource_class] for m in metrics] for node in nodes
         }
+        self._sums: list[tuple[float, float]] = []
+        self._total()
+
+    def _total(self) -> None:
+        """Sum the shares and their squares again (after a move: no drift builds up)."""
+        self._sums = [
+            (
+                sum(shares[i] for shares in self.share.values()),
+                sum(shares[i] ** 2 for shares in self.share.values()),
+            )
+            for i in range(len(self.metrics))
+        ]
+
+    def _deviation(self, total: float, squares: float) -> float:
+        count = len(self.share)
+        return math.sqrt(max(squares / count - (total / count) ** 2, 0.0)) if count else 0.0
 
     def deviations(self) -> list[float]:
         """The population standard deviation of each metric's shares (0 for no node)."""
-        count = len(self.share)
-        if not count:
-            return [0.0] * len(self.metrics)
-        result = []
-        for index in range(len(self.metrics)):
-            values = [shares[index] for shares in self.share.values()]
-            mean = sum(values) / count
-            result.append(math.sqrt(sum((v - mean) ** 2 for v in values) / count))
-        return result
+        return [self._deviation(total, squares) for total, squares in self._sums]
 
     def weighted(self) -> float:
         return sum(d * m.weight for d, m in zip(self.deviations(), self.metrics, strict=True))
@@ -111,20 +127,34 @@ class _Loads:
     def load(self, node: Node) -> float:
         return sum(s * m.weight for s, m in zip(self.share[node.uuid], self.metrics, strict=True))
 
-    def move(self, consumer: Consumer, source: Node, destination: Node) -> None:
-        for index, metric in enumerate(self.metrics):
-            amount = consumer.amounts.get(metric.resource_class, 0)
-            self.share[source.uuid][index] -= amount / self._capacity[source.uuid][index]
-            self.share[destination.uuid][index] += amount / self._capacity[destination.uuid][index]
+    def _shifted(
+        self, consumer: Consumer, source: Node, destination: Node, i: int
+    ) -> tuple[tuple[float, float], tuple[float, float]]:
+        """Metric ``i``'s share of source and destination before and after the move."""
+        amount = consumer.amounts.get(self.metrics[i].resource_class, 0)
+        before = self.share[source.uuid][i], self.share[destination.uuid][i]
+        after = (
+            before[0] - amount / self._capacity[source.uuid][i],
+            before[1] + amount / self._capacity[destination.uuid][i],
+        )
+        return before, after
 
     def weighted_after(self, consumer: Consumer, source: Node, destination: Node) -> float:
         """The weighted deviation were ``consumer`` to move (nothing is changed)."""
-        saved = list(self.share[source.uuid]), list(self.share[destination.uuid])
-        self.move(consumer, source, destination)
-        try:
-            return self.weighted()
-        finally:
-            self.share[source.uuid], self.share[destination.uuid] = saved
+        result = 0.0
+        for i, metric in enumerate(self.metrics):
+            (s0, d0), (s1, d1) = self._shifted(consumer, source, destination, i)
+            total, squares = self._sums[i]
+            result += metric.weight * self._deviation(
+                total - s0 - d0 + s1 + d1, squares - s0**2 - d0**2 + s1**2 + d1**2
+            )
+        return result
+
+    def move(self, consumer: Consumer, source: Node, destination: Node) -> None:
+        for i in range(len(self.metrics)):
+            _, (s1, d1) = self._shifted(consumer, source, destination, i)
+            self.share[source.uuid][i], self.share[destination.uuid][i] = s1, d1
+        self._total()
 
 
 _Move = tuple[Consumer, Node, Node]
@@ -142,14 +172,17 @@ class _Balancer:
     def _best_from(self, source: Node, current: float) -> tuple[float, _Move] | None:
         """The move off ``source`` that lowers the weighted deviation most, if any does."""
         best: tuple[float, _Move] | None = None
+        tried: set[tuple[tuple[str, int], ...]] = set()
         for consumer in source.consumers:
-            if not consumer.movable or consumer.uuid in self.moved:
+            size = tuple(sorted(consumer.amounts.items()))
+            if not consumer.movable or consumer.uuid in self.moved or size in tried:
                 continue
+            tried.add(size)  # servers of one size on one node are the same move
             for destination in self.nodes:
                 if destination is source or not self.free.fits(destination, consumer.amounts):
                     continue
                 after = self.loads.weighted_after(consumer, source, destination)
-                if after < current and (best is None or after < best[0]):
+                if after < current - _GAIN and (best is None or after < best[0]):
                     best = (after, (consumer, source, destination))
         return best
 
