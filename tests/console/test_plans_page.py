@@ -1,5 +1,6 @@
 """The action-plans page in Chromium: the DAG's edges and layers, live states while a
-real ``placement-applier`` runs the plan, cancelling, and a reader refused a start."""
+real ``placement-applier`` runs the plan, cancelling, a reader refused a start, and the
+continuous audits a real ``placement-audit-runner`` runs, with their plans."""
 
 from __future__ import annotations
 
@@ -26,16 +27,20 @@ SUCCEEDED_GREEN = "rgb(46, 157, 79)"
 
 
 @contextlib.contextmanager
-def applier(url: str, workdir: Path) -> Iterator[subprocess.Popen]:
-    """A real ``placement-applier`` on the server's database."""
-    conf = workdir / "applier.conf"
+def applier(
+    url: str, workdir: Path, module: str = "placement.cmd.applier"
+) -> Iterator[subprocess.Popen]:
+    """A real ``placement-applier`` on the server's database (or, with ``module``
+    ``placement.cmd.audit_runner``, a real ``placement-audit-runner``)."""
+    name = module.rsplit(".", 1)[-1]
+    conf = workdir / f"{name}.conf"
     conf.write_text(f"[placement_database]\nconnection = {url}\n")
-    log = open(workdir / "applier.log", "wb")  # noqa: SIM115 (the process writes it)
+    log = open(workdir / f"{name}.log", "wb")  # noqa: SIM115 (the process writes it)
     process = subprocess.Popen(
         [
             sys.executable,
             "-m",
-            "placement.cmd.applier",
+            module,
             "--config-file",
             str(conf),
             "--poll-interval",
@@ -85,6 +90,7 @@ def plan_cloud(tmp_path_factory) -> Iterator[tuple[str, dict[str, str]]]:
         rig.migrated_database("sqlite") as url,
         server.gunicorn(url, workers=2, conf_extra=PLANNER) as base,
         applier(url, workdir),
+        applier(url, workdir, module="placement.cmd.audit_runner"),
     ):
         yield base, seed.small_cloud(seed.Http(base))
 
@@ -238,3 +244,94 @@ def test_a_reader_sees_the_plan_but_the_start_is_refused(page, tmp_path, artifac
             alert.wait_for()
             assert "403" in alert.text_content()
             assert "placement:console:capacity" in alert.text_content()
+
+
+def _audit(http: seed.Http, name: str, audit_type: str, **fields) -> dict:
+    """A recurring audit of one nop, forced so a plan running elsewhere does not hold it."""
+    return http.v1(
+        "POST",
+        "/v1/audits",
+        {
+            "name": name,
+            "audit_type": audit_type,
+            "goal": "unclassified",
+            "strategy": "actuator",
+            "force": True,
+            "parameters": {
+                "actions": [{"action_type": "nop", "input_parameters": {"message": "hi"}}]
+            },
+            **fields,
+        },
+    )
+
+
+def test_continuous_audits_show_their_schedule_next_run_and_plans(
+    page, plan_cloud, artifacts: Path
+):
+    base, _ids = plan_cloud
+    http = seed.Http(base)
+    every = _audit(http, "every-2s", "CONTINUOUS", interval="2")
+    cron = _audit(http, "every-5-minutes", "CONTINUOUS", interval="*/5 * * * *")
+    event = _audit(http, "on-alarm", "EVENT")
+    oneshot = _audit(http, "just-once", "ONESHOT")
+    page.goto(f"{base}/console/#/plans")
+    audits = page.locator(".audit-list")
+    shown = audits.locator(f'li[data-uuid="{every["uuid"]}"]')
+    # The runner has run it twice: the first plan CANCELLED by the second.
+    shown.locator('.audit-plans li[data-state="CANCELLED"]').first.wait_for(timeout=30_000)
+    assert "every-2s" in shown.locator(".audit-head").text_content()
+    assert shown.locator(".schedule").text_content() == "every 2 s"
+    page.wait_for_selector(f'.audit-list li[data-uuid="{every["uuid"]}"][data-state="ONGOING"]')
+    page.wait_for_selector(
+        f'.audit-list li[data-uuid="{cron["uuid"]}"] .audit-plans li[data-state="RECOMMENDED"]',
+        timeout=30_000,
+    )
+    cron_shown = audits.locator(f'li[data-uuid="{cron["uuid"]}"]')
+    assert cron_shown.locator(".schedule").text_content() == "cron */5 * * * *"
+    # The next run as the API has it, on a five-minute boundary.
+    next_run = http.v1("GET", f"/v1/audits/{cron['uuid']}")["next_run_time"]
+    assert next_run[14:19] in {f"{m:02d}:00" for m in range(0, 60, 5)}
+    page.wait_for_function(
+        "([uuid, text]) => document.querySelector(`.audit-list li[data-uuid='${uuid}'] .next-run`)"
+        "?.textContent === text",
+        arg=[cron["uuid"], f"{next_run[:19].replace('T', ' ')} UTC"],
+    )
+    event_shown = audits.locator(f'li[data-uuid="{event["uuid"]}"]')
+    assert event_shown.locator(".schedule").text_content() == "on its webhook"
+    assert event_shown.locator(".next-run").text_content() == "—"
+    assert event_shown.get_attribute("data-state") == "PENDING"
+    assert event_shown.locator(".audit-plans li.empty").text_content() == "No plan yet."
+    assert audits.locator(f'li[data-uuid="{oneshot["uuid"]}"]').count() == 0
+
+    # Its plans, the newest first, are the API's; one opens in the graph.
+    plans = http.v1("GET", f"/v1/action_plans?audit_uuid={every['uuid']}&sort_dir=desc")
+    newest_first = [plan["uuid"] for plan in plans["action_plans"]]
+    listed = shown.locator(".audit-plans li").evaluate_all(
+        "items => items.map(i => i.dataset.uuid)"
+    )
+    assert 2 <= len(listed) <= 5 and set(listed) <= set(newest_first)
+    assert [newest_first.index(uuid) for uuid in listed] == sorted(
+        newest_first.index(uuid) for uuid in listed
+    )
+    cancelled = shown.locator('.audit-plans li[data-state="CANCELLED"]').first
+    chosen = cancelled.get_attribute("data-uuid")
+    cancelled.locator("button").click()
+    page.wait_for_selector(f'.plan-head[data-uuid="{chosen}"][data-state="CANCELLED"]')
+    assert f"audit {every['uuid'][:8]}" in page.locator(".plan-head").text_content()
+    page.screenshot(path=str(artifacts / "plans-continuous.png"), full_page=True)
+
+    # Suspended, it says so and makes no more plans.
+    http.v1(
+        "PATCH",
+        f"/v1/audits/{every['uuid']}",
+        [{"op": "replace", "path": "/state", "value": "SUSPENDED"}],
+    )
+    page.wait_for_selector(
+        f'.audit-list li[data-uuid="{every["uuid"]}"][data-state="SUSPENDED"]', timeout=15_000
+    )
+    assert "SUSPENDED" in shown.locator(".audit-head .badge").text_content()
+    http.v1(
+        "PATCH",
+        f"/v1/audits/{cron['uuid']}",
+        [{"op": "replace", "path": "/state", "value": "CANCELLED"}],
+    )

@@ -3,7 +3,9 @@
 // start and cancel buttons. Everything goes through Watcher's /v1 API, as
 // python-watcherclient does: POST /v1/action_plans/{uuid}/start, and PATCH
 // /state to CANCELLING (an ONGOING plan) or CANCELLED (one not started).
-// The page polls while it is open, so the graph follows the applier.
+// The page polls while it is open, so the graph follows the applier. Beside
+// the plans, the recurring (CONTINUOUS and EVENT) audits: how often each runs,
+// its state, its next run and its latest plans, as the audit runner leaves them.
 
 import * as api from "./api.js";
 import * as graph from "./graph.js";
@@ -14,19 +16,53 @@ const STATES = ["PENDING", "ONGOING", "SUCCEEDED", "FAILED", "CANCELLING", "CANC
 const STARTABLE = new Set(["RECOMMENDED"]);
 const CANCELLABLE = new Set(["RECOMMENDED", "PENDING", "ONGOING"]);
 const SETTLED = new Set(["SUCCEEDED", "FAILED", "CANCELLED", "SUPERSEDED", "DELETED"]);
+const RECURRING = new Set(["CONTINUOUS", "EVENT"]);
+/** How many of a recurring audit's plans are listed, the newest first. */
+const AUDIT_PLANS = 5;
 
-/** Every action of a plan, in plan order (following the list's `next` links). */
-async function actionsOf(planUuid) {
+/** Every item of a /v1 collection (following the list's `next` links). */
+async function everyPage(path, key) {
   const found = [];
-  let path = `v1/actions/detail?action_plan_uuid=${planUuid}`;
   while (path) {
     const page = await api.infraOptim(path);
-    found.push(...page.actions);
+    found.push(...page[key]);
     path = page.next
       ? new URL(page.next).pathname.replace(api.ROOT.pathname, "") + new URL(page.next).search
       : null;
   }
   return found;
+}
+
+/** Every action of a plan, in plan order. */
+function actionsOf(planUuid) {
+  return everyPage(`v1/actions/detail?action_plan_uuid=${planUuid}`, "actions");
+}
+
+/** The recurring audits, the newest first, each with its latest plans. The
+ * API has no filter by type, so every audit is read and the others dropped. */
+async function recurringAudits() {
+  const audits = await everyPage("v1/audits/detail?sort_dir=desc", "audits");
+  return Promise.all(
+    audits
+      .filter((audit) => RECURRING.has(audit.audit_type))
+      .map(async (audit) => {
+        const { action_plans: plans } = await api.infraOptim(
+          `v1/action_plans/detail?audit_uuid=${audit.uuid}&sort_dir=desc&limit=${AUDIT_PLANS}`,
+        );
+        return { audit, plans };
+      }),
+  );
+}
+
+/** When an audit runs: every N seconds, on a cron expression, or on its webhook. */
+function schedule(audit) {
+  if (audit.audit_type === "EVENT") return "on its webhook";
+  return /^\d+$/.test(audit.interval ?? "") ? `every ${audit.interval} s` : `cron ${audit.interval}`;
+}
+
+/** The audit's next run as the API has it (UTC, no offset), or a dash. */
+function nextRun(audit) {
+  return audit.next_run_time ? `${audit.next_run_time.slice(0, 19).replace("T", " ")} UTC` : "—";
 }
 
 function shortUuid(uuid) {
@@ -48,12 +84,18 @@ export async function mount(root, params, signal) {
   const latest = new Map();
   const errorBox = el("div", { class: "error", role: "alert", hidden: true });
   const list = el("ul", { class: "plan-list" });
+  const audits = el("ul", { class: "audit-list" });
   const detail = el("section", { class: "plan-detail" });
   const tip = el("div", { class: "tip", role: "tooltip", hidden: true });
   root.append(
     el("h2", { class: "title" }, "Action plans"),
     errorBox,
-    el("div", { class: "plans" }, el("aside", {}, el("h3", {}, "Plans"), list), detail),
+    el(
+      "div",
+      { class: "plans" },
+      el("aside", {}, el("h3", {}, "Plans"), list, el("h3", {}, "Continuous audits"), audits),
+      detail,
+    ),
     tip,
   );
 
@@ -89,21 +131,55 @@ export async function mount(root, params, signal) {
   }
 
   function drawList(plans) {
-    list.replaceChildren(
-      ...plans.map((plan) =>
+    list.replaceChildren(...plans.map((plan) => planButton(plan, ` · ${plan.strategy_name ?? "?"}`)));
+    if (!plans.length) list.append(el("li", { class: "empty" }, "No action plans yet: an audit makes one."));
+  }
+
+  function planButton(plan, label) {
+    return el(
+      "li",
+      { class: plan.uuid === selected ? "current" : "", dataset: { uuid: plan.uuid, state: plan.state } },
+      el(
+        "button",
+        { type: "button", onclick: () => select(plan.uuid) },
+        el("span", { class: `badge state-${plan.state}` }, plan.state),
+        ` ${shortUuid(plan.uuid)}${label}`,
+      ),
+    );
+  }
+
+  function drawAudits(found) {
+    audits.replaceChildren(
+      ...found.map(({ audit, plans }) =>
         el(
           "li",
-          { class: plan.uuid === selected ? "current" : "", dataset: { uuid: plan.uuid, state: plan.state } },
+          { dataset: { uuid: audit.uuid, state: audit.state } },
           el(
-            "button",
-            { type: "button", onclick: () => select(plan.uuid) },
-            el("span", { class: `badge state-${plan.state}` }, plan.state),
-            ` ${shortUuid(plan.uuid)} · ${plan.strategy_name ?? "?"}`,
+            "div",
+            { class: "audit-head" },
+            el("span", { class: `badge state-${audit.state}` }, audit.state),
+            ` ${audit.name} · ${audit.strategy_name ?? "auto"}`,
+          ),
+          el(
+            "div",
+            { class: "audit-when" },
+            el("span", { class: "schedule" }, schedule(audit)),
+            " · next run ",
+            el("span", { class: "next-run" }, nextRun(audit)),
+          ),
+          el(
+            "ul",
+            { class: "plan-list audit-plans" },
+            plans.length
+              ? plans.map((plan) => planButton(plan, ""))
+              : el("li", { class: "empty" }, "No plan yet."),
           ),
         ),
       ),
     );
-    if (!plans.length) list.append(el("li", { class: "empty" }, "No action plans yet: an audit makes one."));
+    if (!found.length) {
+      audits.append(el("li", { class: "empty" }, "None yet: CONTINUOUS and EVENT audits show here."));
+    }
   }
 
   async function act(plan, verb) {
@@ -180,8 +256,8 @@ export async function mount(root, params, signal) {
         ),
       ),
     );
-    const listed = list.querySelector(`li[data-uuid="${plan.uuid}"]`);
-    if (listed && listed.dataset.state !== plan.state) {
+    for (const listed of root.querySelectorAll(`.plan-list li[data-uuid="${plan.uuid}"]`)) {
+      if (listed.dataset.state === plan.state) continue;
       listed.dataset.state = plan.state;
       const badge = listed.querySelector(".badge");
       badge.className = `badge state-${plan.state}`;
@@ -236,9 +312,13 @@ export async function mount(root, params, signal) {
     let settled = true;
     try {
       if (tick % 3 === 0 || !list.children.length) {
-        const { action_plans: plans } = await api.infraOptim("v1/action_plans/detail?sort_dir=desc&limit=50");
+        const [{ action_plans: plans }, recurring] = await Promise.all([
+          api.infraOptim("v1/action_plans/detail?sort_dir=desc&limit=50"),
+          recurringAudits(),
+        ]);
         if (signal.aborted) return;
         drawList(plans);
+        drawAudits(recurring);
         if (!selected && plans.length) selected = plans[0].uuid;
       }
       if (selected) {
