@@ -130,6 +130,7 @@ def create_audit(engine: Engine, planner_options: PlannerOptions, fields: dict[s
 def _draft(conn: Connection, planner_options: PlannerOptions, fields: dict[str, Any]) -> _Rows:
     if fields["audit_type"] != ONESHOT:
         resolved = planning.resolve(conn, fields)
+        planning.check_actions(conn, planner_options, resolved)
         return _Rows(planning.audit_row(fields, resolved, states.PENDING))
     running = None if fields.get("force") else ongoing_plan(conn)
     if running is not None:

@@ -83,6 +83,20 @@ def resolve(conn: Connection, fields: dict[str, Any]) -> Resolved:
     return Resolved(goal=goal, strategy=strategy, parameters=parameters)
 
 
+def check_actions(conn: Connection, options: PlannerOptions, resolved: Resolved) -> None:
+    """Refuse now the actions a recurring audit's every run would refuse.
+
+    A strategy that reads no capacity (``actuator``, ``dummy``) makes the same
+    actions from the same parameters at each run, so they are checked against
+    the installed action types when the audit is created, as a ONESHOT audit's
+    are; a strategy reading capacity is checked by each run on what it finds.
+    """
+    runner = resolved.strategy or _first_strategy(conn, resolved.goal)
+    if not needs_world(runner.name):
+        solution = solve(runner.name, resolved.parameters, None)
+        validate_actions(solution.actions, options.action_types, options.executor)
+
+
 def plan_run(
     conn: Connection, options: PlannerOptions, resolved: Resolved, auto_trigger: bool
 ) -> Planned:
