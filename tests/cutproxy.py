@@ -42,6 +42,11 @@ class CutProxy:
             self._armed = when
 
     def close(self) -> None:
+        """Refuse new connections (the links already made stay up)."""
+        # shutdown() wakes the thread blocked in accept(); close() alone would
+        # leave the socket listening until that accept() returned.
+        with contextlib.suppress(OSError):
+            self._listener.shutdown(socket.SHUT_RDWR)
         self._listener.close()
 
     def _take(self) -> str | None:

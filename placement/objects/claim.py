@@ -37,6 +37,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import TypeVar
 
+import sqlalchemy
 from sqlalchemy import bindparam, delete, insert, select
 from sqlalchemy.engine import Connection, Engine
 
@@ -129,8 +130,12 @@ def replace(engine: Engine, writes: list[ConsumerWrite], *, attempts: int) -> No
 
 def _landed(engine: Engine, claim: _Claim, budget: db.Budget, doubt: db.CommitInDoubt) -> bool:
     """After the lost COMMIT ``doubt``: True if it landed, False if the claim
-    may run again; ``doubt`` raised again when nobody can tell."""
-    found = claim_doubt.verdict(engine, claim.marks, budget)
+    may run again; ``doubt`` raised again when nobody can tell, the
+    database unreachable included (the claim may still have landed)."""
+    try:
+        found = claim_doubt.verdict(engine, claim.marks, budget)
+    except sqlalchemy.exc.DBAPIError:
+        raise doubt from None
     LOG.warning("A claim's COMMIT lost its connection (%s); it %s", doubt.orig, found.value)
     if found is claim_doubt.Verdict.LANDED:
         return True

@@ -4,7 +4,7 @@
   :mod:`tests.cutproxy`, the connection cut before or after the server ran
   the ``COMMIT``) is judged by reading the consumer back: answered 204
   exactly once either way, its allocations held once, its generation moved
-  once.
+  once; when it cannot be read back, answered 503 "may or may not".
 * A read whose connection is cut mid-request (killed by the server) is run
   again and answered 200.
 * Conflicts that outlast ``db_max_retry_time``: a write answers 409
@@ -93,6 +93,26 @@ def test_a_claim_whose_commit_was_lost_is_made_exactly_once(proxied, when):
         assert held["consumer_generation"] == generation
     status, usages = rig.call(app, "GET", f"/resource_providers/{provider}/usages")
     assert usages["usages"] == {"VCPU": 5}
+
+
+def test_a_lost_commit_that_cannot_be_read_back_is_in_doubt(proxied):
+    """The database unreachable after the cut (the proxy refuses new
+    connections): the claim may have landed, and the answer says so."""
+    app, proxy = proxied
+    provider = _provider(app)
+    assert _claim(app, str(uuid.uuid4()), provider, 1, None) == 204  # owners exist
+    db.readers_of(app.placement_engine).dispose()  # the read-back must connect
+    proxy.arm("after")
+    proxy.close()  # pooled writers' links stay up; new connections are refused
+    body = {
+        "allocations": {provider: {"resources": {"VCPU": 1}}},
+        "project_id": "p",
+        "user_id": "u",
+        "consumer_generation": None,
+    }
+    status, answer = rig.call(app, "PUT", f"/allocations/{uuid.uuid4()}", body, version="1.28")
+    assert status == 503
+    assert "may or may not have been made" in answer["errors"][0]["detail"]
 
 
 @pytest.mark.parametrize("backend", SERVERS)
