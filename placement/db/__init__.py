@@ -31,7 +31,6 @@ from placement.db.transaction import (
     is_retryable_db_error,
     is_unavailable_db_error,
     reader,
-    retrying,
     run_in_transaction,
     writer,
 )
@@ -50,7 +49,6 @@ __all__ = [
     "reader",
     "readers_of",
     "retry_policy_of",
-    "retrying",
     "RetryPolicy",
     "run_in_transaction",
     "stamp",

@@ -38,20 +38,19 @@ retries did not outlast (409 ``placement.concurrent_update`` for a write,
 
 from __future__ import annotations
 
-import functools
 import logging
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import sqlalchemy
 from sqlalchemy.engine import Connection, Engine
 
 from placement import metrics
 from placement.db.engine import SQLITE_BEGIN_OPTION, readers_of, retry_policy_of
-from placement.db.retry import Budget, RetryPolicy
+from placement.db.retry import Budget
 
 LOG = logging.getLogger(__name__)
 
@@ -226,28 +225,6 @@ def run_in_transaction(
             return fn(conn)
 
     return _retry(once, budget or retry_policy_of(engine).budget())
-
-
-def retrying(policy: RetryPolicy | None = None) -> Callable[[Callable[..., T]], Callable[..., T]]:
-    """Decorator: re-run the whole decorated function on a retryable DB error.
-
-    For functions that open their own ``writer``/``reader`` blocks, e.g.::
-
-        @retrying()
-        def set_traits(engine, provider, names): ...
-
-    ``policy`` None: the defaults (the function's engine is not known here).
-    """
-    chosen = policy or RetryPolicy()
-
-    def decorate(fn: Callable[..., T]) -> Callable[..., T]:
-        @functools.wraps(fn)
-        def wrapper(*args: Any, **kwargs: Any) -> T:
-            return _retry(lambda: fn(*args, **kwargs), chosen.budget())
-
-        return wrapper
-
-    return decorate
 
 
 def _retry(call: Callable[[], T], budget: Budget) -> T:
