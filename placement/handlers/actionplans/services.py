@@ -11,7 +11,7 @@ import falcon
 from placement import policy
 from placement.handlers import base
 from placement.handlers.actionplans import listing, render
-from placement.handlers.actionplans.preamble import Query, responder
+from placement.handlers.actionplans.preamble import Lookup, Query, responder
 from placement.objects.actionplans import services
 from placement.schemas.actionplans import query, responses
 
@@ -55,7 +55,11 @@ class ServicesDetail(base.Resource):
 class Service(base.Resource):
     """``GET /v1/services/{ident}``: by integer id, else by name (the first with it)."""
 
-    @responder(policy.SERVICE_GET, returns={200: responses.SERVICE[1]})
-    def on_get(self, req: falcon.Request, resp: falcon.Response, ident: str) -> None:
-        found = services.get_service(self.deps.engine, ident, _down_after(self))
-        base.send_json(resp, render.service(req, found, detail=True))
+    @responder(
+        policy.SERVICE_GET,
+        lookup=Lookup(services.find_service),
+        returns={200: responses.SERVICE[1]},
+    )
+    def on_get(self, req: falcon.Request, resp: falcon.Response, found: services.Service) -> None:
+        shown = services.with_status(found, _down_after(self))
+        base.send_json(resp, render.service(req, shown, detail=True))

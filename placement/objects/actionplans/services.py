@@ -69,22 +69,29 @@ def list_services(
     """One page of services with their status; opens its own read transaction."""
     with reader(engine) as conn:
         rows = LISTING.fetch_page(conn, page)
-    return [_with_status(row, down_after) for row in rows]
+    return [with_status(row, down_after) for row in rows]
 
 
-def get_service(engine: Engine, ident: str, down_after: datetime.timedelta) -> Service:
-    """The service with this id, else the first (by id) with this name; NotFound
-    otherwise. Opens its own read transaction."""
+def find_service(engine: Engine, ident: str) -> Service:
+    """The service with this id, else the first (by id) with this name, its status not
+    worked out yet (:func:`with_status`); NotFound otherwise. Opens its own read
+    transaction."""
     named = by_ident(t.services, ident) if is_int_like(ident) else t.services.c.name == ident
     with reader(engine) as conn:
         query = LISTING.query().where(named).order_by(t.services.c.id).limit(1)
         found = conn.execute(query).mappings().first()
     if found is None:
         raise NotFound("Service", ident)
-    return _with_status(Service(**found), down_after)
+    return Service(**found)
 
 
-def _with_status(row: Service, down_after: datetime.timedelta) -> Service:
+def get_service(engine: Engine, ident: str, down_after: datetime.timedelta) -> Service:
+    """:func:`find_service` with its status."""
+    return with_status(find_service(engine, ident), down_after)
+
+
+def with_status(row: Service, down_after: datetime.timedelta) -> Service:
+    """The row with its status as of now."""
     return dataclasses.replace(row, status=status(row, down_after, utcnow()))
 
 

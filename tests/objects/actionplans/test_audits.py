@@ -37,7 +37,8 @@ def test_actuator_audit_stores_a_recommended_plan_in_plan_order(store):
     assert (audit.goal_name, audit.strategy_name) == ("unclassified", "actuator")
     assert audit.strategy_uuid == strategies.get_strategy(store.engine, "actuator").uuid
     assert audit.parameters["actions"][0] == migrate
-    assert audit.scope == [] and audit.auto_trigger is False and audit.force is False
+    assert audit.scope == [] and audit.auto_trigger is False
+    assert audit.force is True  # Store.audit plans whatever else is ONGOING
     assert not hasattr(audit, "deleted")
     plan = store.plan_of(audit)
     assert plan.state == "RECOMMENDED"
