@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any
 
+from placement.actionplans.action_types.names import MIGRATE
 from placement.actionplans.jsonvalues import json_key
 from placement.actionplans.model import ProposedAction
 
@@ -37,3 +38,17 @@ class Solution:
         if key not in self._seen:
             self._seen.add(key)
             self.actions.append(ProposedAction(action_type, dict(input_parameters)))
+
+    def add_migration(
+        self, consumer: str, source: str, destination: str, migration_type: str = "live"
+    ) -> None:
+        """Append a ``migrate`` of ``consumer`` from node ``source`` to ``destination``."""
+        self.add(
+            MIGRATE,
+            {
+                "migration_type": migration_type,
+                "source_node": source,
+                "destination_node": destination,
+                "resource_id": consumer,
+            },
+        )

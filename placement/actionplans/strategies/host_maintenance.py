@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from placement.actionplans.action_types.names import CHANGE_NOVA_SERVICE_STATE, MIGRATE, STOP
+from placement.actionplans.action_types.names import CHANGE_NOVA_SERVICE_STATE, STOP
 from placement.actionplans.errors import ConsumersCannotBePlaced, NodeNotFound
 from placement.actionplans.planners import weight
 from placement.actionplans.solution import Solution
@@ -94,14 +94,8 @@ def solve(parameters: dict[str, Any], world: World) -> Solution:
         destinations = _destinations(world, node, moving)
     migration_type = "cold" if parameters["disable_live_migration"] else "live"
     for consumer in moving:
-        solution.add(
-            MIGRATE,
-            {
-                "migration_type": migration_type,
-                "source_node": node.name,
-                "destination_node": destinations[consumer.uuid],
-                "resource_id": consumer.uuid,
-            },
+        solution.add_migration(
+            consumer.uuid, node.name, destinations[consumer.uuid], migration_type
         )
     return solution
 

@@ -24,7 +24,6 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from placement.actionplans.action_types.names import MIGRATE
 from placement.actionplans.errors import InvalidAuditParameters
 from placement.actionplans.planners import workload_stabilization as planner
 from placement.actionplans.solution import Solution
@@ -243,15 +242,7 @@ def solve(parameters: dict[str, Any], world: World) -> Solution:
         if move is None:
             break
         consumer, source, destination = move
-        solution.add(
-            MIGRATE,
-            {
-                "migration_type": "live",
-                "source_node": source.name,
-                "destination_node": destination.name,
-                "resource_id": consumer.uuid,
-            },
-        )
+        solution.add_migration(consumer.uuid, source.name, destination.name)
     _efficacy(solution, balancer, before)
     return solution
 

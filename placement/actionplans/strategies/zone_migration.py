@@ -23,7 +23,6 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from placement.actionplans.action_types.names import MIGRATE
 from placement.actionplans.errors import (
     ConsumersCannotBePlaced,
     InvalidAuditParameters,
@@ -165,15 +164,7 @@ def solve(parameters: dict[str, Any], world: World) -> Solution:
     for (consumer, source, _), destination in zip(
         targets, _destinations(targets, pairs, world), strict=True
     ):
-        solution.add(
-            MIGRATE,
-            {
-                "migration_type": "live",
-                "source_node": source.name,
-                "destination_node": destination.name,
-                "resource_id": consumer.uuid,
-            },
-        )
+        solution.add_migration(consumer.uuid, source.name, destination.name)
     _efficacy(solution, len(solution.actions))
     return solution
 
