@@ -167,7 +167,7 @@ def test_a_killed_applier_is_started_again_and_finishes_its_plan_once(tmp_path: 
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("OS_")}
     env.update(HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path), OS_DEFAULT__LEASE_SECONDS="2")
-    log = open(tmp_path / "server.log", "w+")  # noqa: SIM115
+    log = open(tmp_path / "server.log", "a+")  # noqa: SIM115
     server = subprocess.Popen(
         [sys.executable, "-m", "placement.cmd.api", "--port", str(port)],
         env=env,

@@ -49,7 +49,9 @@ def embedded_server(tmp_path_factory):
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("OS_")}
     env.update(HOME=str(home), XDG_DATA_HOME=str(home / "data"))
-    log = open(home / "server.log", "w+")
+    # Append mode: the tests seek this shared file description to read it, and
+    # without O_APPEND the server's next line would land over the banner.
+    log = open(home / "server.log", "a+")
     process = subprocess.Popen(
         [sys.executable, "-m", "placement.cmd.api", "--port", str(port), "--workers", "2"],
         stdout=log,
@@ -129,7 +131,7 @@ def test_metrics_summed_over_workers(tmp_path):
         f"[metrics]\nenabled = true\nbind = 127.0.0.1:{metrics_port}\n"
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OS_", "PROMETHEUS_"))}
-    with open(tmp_path / "server.log", "w+") as log:
+    with open(tmp_path / "server.log", "a+") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "placement.cmd.api", "--port", str(port), "--workers", "2"]
             + ["--no-applier", "--config-file", str(conf)],
@@ -164,7 +166,7 @@ def test_metrics_never_share_the_api_port(tmp_path, capsys):
 def _serving(tmp_path, env, *args):
     """``placement-api`` on a free port, answering, until the block ends; yields its log."""
     port = _free_port()
-    with open(tmp_path / "server.log", "w+") as log:
+    with open(tmp_path / "server.log", "a+") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "placement.cmd.api", "--port", str(port), *args],
             stdout=log,

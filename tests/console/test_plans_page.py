@@ -227,6 +227,10 @@ def test_a_reader_sees_the_plan_but_the_start_is_refused(page, tmp_path, artifac
             dialog.locator("#token-ok").click()
             page.locator("svg.graph g.node").nth(2).wait_for()
             assert "keystone" in page.locator("#identity").text_content()
+            # Audits are not the reader's to see: their box says so, the plan stays.
+            audits_refused = page.locator(".audit-list li.error")
+            audits_refused.wait_for()
+            assert "Policy doesn't allow audit:detail" in audits_refused.text_content()
             page.locator(".plan-head button.start").click()
             _confirm(page)
             refusal = page.locator(".plan-error")

@@ -149,6 +149,13 @@ export async function mount(root, params, signal) {
   }
 
   function drawAudits(found) {
+    if (found instanceof Error) {
+      // A reader the policy lets see plans but not audits still sees the plans.
+      const refused = el("li", { class: "error", role: "alert" });
+      api.showError(refused, found);
+      audits.replaceChildren(refused);
+      return;
+    }
     audits.replaceChildren(
       ...found.map(({ audit, plans }) =>
         el(
@@ -314,7 +321,7 @@ export async function mount(root, params, signal) {
       if (tick % 3 === 0 || !list.children.length) {
         const [{ action_plans: plans }, recurring] = await Promise.all([
           api.infraOptim("v1/action_plans/detail?sort_dir=desc&limit=50"),
-          recurringAudits(),
+          recurringAudits().catch((error) => error),
         ]);
         if (signal.aborted) return;
         drawList(plans);
