@@ -106,10 +106,15 @@ class _Processes:
         return path.read_text(errors="replace")[-size:] if path.exists() else ""
 
     def check(self) -> None:
-        """Fail with its log if any process has exited."""
+        """Fail with its log if any process has exited (and Keystone's, which every
+        other process asks first: a refused token is the usual reason)."""
         for name, process in self.running.items():
             if process.poll() is not None:
-                raise CloudError(f"{name} exited with {process.returncode}:\n{self.log_tail(name)}")
+                keystone = "" if name == "keystone" else self.log_tail("keystone", 3000)
+                raise CloudError(
+                    f"{name} exited with {process.returncode}:\n{self.log_tail(name)}"
+                    + (f"\n---- keystone ----\n{keystone}" if keystone else "")
+                )
 
     def stop_all(self) -> None:
         for process in reversed(self.running.values()):
@@ -334,7 +339,8 @@ def _start_keystone(workdir: Path, procs: _Processes, port: int, templates: Path
         CLOUD_WSGI_APP="keystone.wsgi.api:application",
         CLOUD_WSGI_ARGV=json.dumps(["keystone"]),
     )
-    procs.start("keystone", _gunicorn(venv, port, workers=2), env, conf.parent)
+    # One worker: Keystone's SQLite database then never has two writers at once.
+    procs.start("keystone", _gunicorn(venv, port, workers=1), env, conf.parent)
     _wait_for_url(f"http://127.0.0.1:{port}/v3", procs)
 
 
