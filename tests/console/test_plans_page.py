@@ -308,6 +308,12 @@ def test_continuous_audits_show_their_schedule_next_run_and_plans(
     assert audits.locator(f'li[data-uuid="{oneshot["uuid"]}"]').count() == 0
 
     # Its plans, the newest first, are the API's; one opens in the graph.
+    page.wait_for_function(  # a second run's plan, shown at the page's next poll
+        "uuid => document.querySelectorAll("
+        "`.audit-list li[data-uuid='${uuid}'] .audit-plans li[data-uuid]`).length >= 2",
+        arg=every["uuid"],
+        timeout=30_000,
+    )
     plans = http.v1("GET", f"/v1/action_plans?audit_uuid={every['uuid']}&sort_dir=desc")
     newest_first = [plan["uuid"] for plan in plans["action_plans"]]
     listed = shown.locator(".audit-plans li").evaluate_all(
