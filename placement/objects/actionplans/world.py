@@ -11,6 +11,7 @@ knows whether it is powered off, which ``saving_energy`` reads.
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass, field
 from datetime import datetime
 
 import os_traits
@@ -52,7 +53,27 @@ def read_world(conn: Connection) -> World:
         )
         .order_by(_RP.c.id)
     ).all()
-    rc, inv, alloc = tables.resource_classes, tables.inventories, tables.allocations
+    capacity = _capacities(conn)
+    holdings = _holdings(conn)
+    return World(
+        tuple(
+            Node(
+                uuid=uuid,
+                name=name,
+                capacity=capacity[root],
+                usage=holdings.usage[root],
+                disabled=bool(disabled),
+                powered_off=bool(off),
+                consumers=holdings.consumers_of(root),
+            )
+            for root, uuid, name, disabled, off in roots
+        )
+    )
+
+
+def _capacities(conn: Connection) -> dict[int, dict[str, int]]:
+    """Each tree's capacity per resource class, by root provider id."""
+    rc, inv = tables.resource_classes, tables.inventories
     capacity: dict[int, dict[str, int]] = defaultdict(dict)
     for root, name, total, reserved, ratio in conn.execute(
         select(
@@ -64,10 +85,27 @@ def read_world(conn: Connection) -> World:
         capacity[root][name] = capacity[root].get(name, 0) + int(
             conditions.capacity(total, reserved, ratio)
         )
+    return capacity
+
+
+@dataclass
+class _Holdings:
+    """What each consumer holds on each tree, each tree's usage, and each consumer's
+    type, project and creation time."""
+
+    held: dict[int, dict[str, dict[str, int]]] = field(default_factory=lambda: defaultdict(dict))
+    usage: dict[int, dict[str, int]] = field(default_factory=lambda: defaultdict(dict))
+    facts: dict[str, tuple[str | None, str | None, datetime | None]] = field(default_factory=dict)
+
+    def consumers_of(self, root: int) -> tuple[Consumer, ...]:
+        return tuple(Consumer(c, amounts, *self.facts[c]) for c, amounts in self.held[root].items())
+
+
+def _holdings(conn: Connection) -> _Holdings:
+    """Allocations summed per tree, consumer and class, in allocation order."""
+    rc, alloc = tables.resource_classes, tables.allocations
     consumers, types, projects = tables.consumers, tables.consumer_types, tables.projects
-    held: dict[int, dict[str, dict[str, int]]] = defaultdict(dict)
-    facts: dict[str, tuple[str | None, str | None, datetime | None]] = {}
-    usage: dict[int, dict[str, int]] = defaultdict(dict)
+    found = _Holdings()
     for root, consumer, kind, project, created, name, used in conn.execute(
         select(
             _RP.c.root_provider_id,
@@ -93,22 +131,8 @@ def read_world(conn: Connection) -> World:
         )
         .order_by(_RP.c.root_provider_id, func.min(alloc.c.id), rc.c.name)
     ):
-        held[root].setdefault(consumer, {})[name] = int(used)
-        facts[consumer] = (kind, project, created)
-        usage[root][name] = usage[root].get(name, 0) + int(used)
-    return World(
-        tuple(
-            Node(
-                uuid=uuid,
-                name=name,
-                capacity=capacity[root],
-                usage=usage[root],
-                disabled=bool(disabled),
-                powered_off=bool(off),
-                consumers=tuple(
-                    Consumer(c, amounts, *facts[c]) for c, amounts in held[root].items()
-                ),
-            )
-            for root, uuid, name, disabled, off in roots
-        )
-    )
+        found.held[root].setdefault(consumer, {})[name] = int(used)
+        found.facts[consumer] = (kind, project, created)
+        usage = found.usage[root]
+        usage[name] = usage.get(name, 0) + int(used)
+    return found
