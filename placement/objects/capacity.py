@@ -196,6 +196,17 @@ def _trees(
     its resources, traits and aggregates, parents before children."""
     in_page = _RP.c.root_provider_id.in_(root_ids)
     page_ids = select(_RP.c.id).where(in_page)
+    rows, providers = _providers(conn, in_page, where)
+    _add_resources(conn, providers, page_ids)
+    _add_links(conn, providers, page_ids)
+    return [_tree(root_id, rows, providers) for root_id in root_ids]
+
+
+def _providers(
+    conn: Connection, in_page: sqlalchemy.ColumnElement, where: list[sqlalchemy.ColumnElement]
+) -> tuple[Sequence[sqlalchemy.Row], dict[int, dict]]:
+    """The page's provider rows, and each provider's entry (resources, traits
+    and aggregates still empty), marked ``matched`` when it meets ``where``."""
     rows = conn.execute(
         select(_RP.c.id, _RP.c.uuid, _RP.c.name, _RP.c.generation, _RP.c.parent_provider_id)
         .add_columns(_RP.c.root_provider_id)
@@ -220,6 +231,11 @@ def _trees(
         }
         for row in rows
     }
+    return rows, providers
+
+
+def _add_resources(conn: Connection, providers: dict[int, dict], page_ids: Select) -> None:
+    """Each provider's inventories, by class name, with what is used of them."""
     used = _usage(_ALLOC.c.resource_provider_id.in_(page_ids))
     for row in conn.execute(
         select(
@@ -249,6 +265,10 @@ def _trees(
             "capacity": int(conditions.capacity(row.total, row.reserved, row.allocation_ratio)),
             "used": int(row.used),
         }
+
+
+def _add_links(conn: Connection, providers: dict[int, dict], page_ids: Select) -> None:
+    """Each provider's trait names and aggregate uuids, in name order."""
     for provider_id, name in _linked_names(
         conn, tables.resource_provider_traits, "trait_id", tables.traits, "name", page_ids
     ):
@@ -262,7 +282,6 @@ def _trees(
         page_ids,
     ):
         providers[provider_id]["aggregates"].append(agg_uuid)
-    return [_tree(root_id, rows, providers) for root_id in root_ids]
 
 
 def _linked_names(
