@@ -155,6 +155,21 @@ def _statements(column: ColumnElement[int], *, array: bool) -> _Reads:
     """
     wanted = _wanted(column, "ids", array=array)
     missing = _wanted(_RP.c.id, "missing", array=array)
+    # Every class: a short table, where picking those of the providers'
+    # inventories cost a join over all of their inventories.
+    names = select(
+        _RC.c.id, literal_column(str(CLASS_NAME)).label("kind"), _RC.c.name, *[null()] * 4
+    )
+    return _Reads(
+        providers=union_all(
+            _providers_read(wanted), _usage_read(wanted).add_columns(*[null()] * 4), names
+        ),
+        details=union_all(_inventories_read(missing), _traits_read(missing)),
+    )
+
+
+def _usage_read(wanted: ColumnElement[bool]) -> sqlalchemy.Select:
+    """A provider's usage as one text: "class used" per class."""
     per_class = in_written_order(
         select(
             _ALLOC.c.resource_provider_id,
@@ -165,7 +180,7 @@ def _statements(column: ColumnElement[int], *, array: bool) -> _Reads:
         .where(wanted)
         .group_by(_ALLOC.c.resource_provider_id, _ALLOC.c.resource_class_id)
     ).subquery()
-    usage = select(
+    return select(
         per_class.c.resource_provider_id,
         # The union's column names (MySQL reads it as a derived table, see
         # ``db.bulk``): an unnamed literal would be a column named "0".
@@ -174,9 +189,13 @@ def _statements(column: ColumnElement[int], *, array: bool) -> _Reads:
             "items"
         ),
     ).group_by(per_class.c.resource_provider_id)
+
+
+def _inventories_read(missing: ColumnElement[bool]) -> sqlalchemy.Select:
+    """A provider's generation and inventories as one text, empty ones too."""
     inventory = _text(_RC.c.id, _RC.c.name, _INV.c.total, _INV.c.reserved)
     inventory = inventory + " " + _FloatText(_INV.c.allocation_ratio)
-    inventories = in_written_order(
+    return in_written_order(
         select(
             _RP.c.id,
             literal_column(str(INVENTORIES)).label("kind"),
@@ -192,7 +211,11 @@ def _statements(column: ColumnElement[int], *, array: bool) -> _Reads:
         .where(missing)
         .group_by(_RP.c.id, _RP.c.generation)
     )
-    traits = in_written_order(
+
+
+def _traits_read(missing: ColumnElement[bool]) -> sqlalchemy.Select:
+    """A provider's traits as one text: "id name" per trait."""
+    return in_written_order(
         select(
             _RPT.c.resource_provider_id,
             literal_column(str(TRAITS)).label("kind"),
@@ -206,12 +229,11 @@ def _statements(column: ColumnElement[int], *, array: bool) -> _Reads:
         .where(missing)
         .group_by(_RPT.c.resource_provider_id)
     )
-    # Every class: a short table, where picking those of the providers'
-    # inventories cost a join over all of their inventories.
-    names = select(
-        _RC.c.id, literal_column(str(CLASS_NAME)).label("kind"), _RC.c.name, *[null()] * 4
-    )
-    providers = select(
+
+
+def _providers_read(wanted: ColumnElement[bool]) -> sqlalchemy.Select:
+    """The providers' own columns: uuid, incarnation, generation, parent, root."""
+    return select(
         _RP.c.id,
         literal_column(str(PROVIDER)).label("kind"),
         _RP.c.uuid,
@@ -220,10 +242,6 @@ def _statements(column: ColumnElement[int], *, array: bool) -> _Reads:
         _RP.c.parent_provider_id,
         _RP.c.root_provider_id,
     ).where(wanted)
-    return _Reads(
-        providers=union_all(providers, usage.add_columns(*[null()] * 4), names),
-        details=union_all(inventories, traits),
-    )
 
 
 def _text(*columns: ColumnElement) -> ColumnElement[str]:
