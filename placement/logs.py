@@ -6,8 +6,9 @@ debug``, ``log_file``, ``log_dir``, ``use_syslog``, ``use_stderr``,
 service reads them from the same files as upstream and takes the same
 command-line switches (``--debug``, ``--log-file``). :func:`setup` applies
 them; the entry points that run a service call it (the WSGI application's
-module, ``placement-api``, ``placement-applier``), while ``create_app`` and
-``PlacementDirect`` leave a host program's logging alone, as upstream's do.
+module, ``placement-api``, ``placement-applier``, ``placement-audit-runner``),
+while ``create_app`` and ``PlacementDirect`` leave a host program's logging
+alone, as upstream's do.
 
 Each line names its request through oslo.context: the request log middleware
 makes a context for every request before anything else logs, and the auth

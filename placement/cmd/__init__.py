@@ -1,4 +1,5 @@
-"""Console commands: placement-api, placement-manage, placement-status, placement-applier."""
+"""Console commands: placement-api, placement-manage, placement-status, placement-applier,
+placement-audit-runner."""
 
 from __future__ import annotations
 

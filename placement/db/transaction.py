@@ -11,24 +11,20 @@ Databases sometimes abort a perfectly good transaction: a deadlock victim, a
 serialization failure, a lock wait timeout, a connection dropped by the
 server, SQLite's "database is locked". The only safe reaction is to run the
 *whole* transaction again, so retrying lives here, around the transaction
-function, never around single statements:
+function, never around single statements: :func:`run_in_transaction`
+opens the transaction itself and re-runs ``fn(conn)`` in a fresh one.
 
-* :func:`run_in_transaction` opens the transaction itself and re-runs
-  ``fn(conn)`` in a fresh one;
-* :func:`retrying` decorates a function that opens its own transaction(s)
-  and re-runs the whole function.
-
-Both retry only when :func:`is_retryable_db_error` says so, for as long as
+It retries only when :func:`is_retryable_db_error` says so, for as long as
 the engine's :class:`~placement.db.retry.RetryPolicy` allows (a time budget
 with jittered exponential back-off: Galera's certification conflicts come in
-runs), then re-raise the last error. A caller that makes several
+runs), then re-raises the last error. A caller that makes several
 transactions of one piece of work (a claim) passes one ``budget`` to them all.
 
 A transaction whose ``COMMIT`` lost its connection is different: the server
 may have committed it before the connection broke, so running it again could
 apply it twice. A writer raises :class:`CommitInDoubt`, never retried here
 (the claim resolves it by reading back what landed, see
-``placement.objects.claim``); a reader has nothing in doubt and raises the
+``placement.objects.claim_doubt``); a reader has nothing in doubt and raises the
 lost connection as any other. :func:`is_unavailable_db_error` tells the API
 which errors mean "the database cannot be reached" (503 with
 ``Retry-After``), :func:`is_conflict_db_error` which ones are a conflict the
@@ -110,8 +106,8 @@ class CommitInDoubt(sqlalchemy.exc.OperationalError):
 
     Still an ``OperationalError`` (with the driver's error as ``orig``), so
     callers that wait out outages and check what was done afterwards, like
-    the applier, treat it as before; :func:`run_in_transaction` and
-    :func:`retrying` do not re-run it.
+    the applier, treat it as before; :func:`run_in_transaction` does not
+    re-run it.
     """
 
 

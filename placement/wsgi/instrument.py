@@ -1,13 +1,14 @@
 """The API's metrics: a request layer, the route label, and who serves them.
 
-``RequestMetrics`` is the outermost layer of the API (below ``/healthcheck``):
-it times every request and counts it by route template, method and status.
-The template comes from Falcon's router, written into the WSGI environment by
-``RouteLabel``, so ``/resource_providers/{uuid}`` is one label however many
-providers exist; a path no route matches is labelled ``unmatched``, and an
-unknown method ``other``, so clients cannot grow the label sets. A 409 whose
-error code (written there by ``ErrorRenderer``) is ``placement.concurrent_update``
-is counted once more, by route and method.
+``RequestMetrics`` is the outermost layer of the API (below ``/healthcheck``
+and ``/openapi.json``): it times every request and counts it by route
+template, method and status. The template comes from Falcon's router, written
+into the WSGI environment by ``RouteLabel``, so ``/resource_providers/{uuid}``
+is one label however many providers exist; a path no route matches is
+labelled ``unmatched``, and an unknown method ``other``, so clients cannot
+grow the label sets. A 409 whose error code (written there by
+``ErrorRenderer``) is ``placement.concurrent_update`` is counted once more, by
+route and method.
 
 Who serves the exposition:
 
