@@ -40,7 +40,10 @@ from placement.candidates.model import (
     UNCHECKED,
     VOID_MEMBER_OF,
     Plan,
+    ResolvedGroup,
     Rules,
+    Shape,
+    SlotSpec,
     Stop,
     TraitIds,
     WindowOptions,
@@ -120,45 +123,54 @@ def _stopped(
         return [_root_required(root, request) for root, _ in _roots(conn, stop.root_traits)]
     assert stop.shape is not None
     if stop.reason == STOP_EARLIER:
-        found = []
-        for group, asked in zip(stop.groups, request.groups, strict=False):
-            alone: dict[int, bool] = {}
-            plan = Plan.of((group,), stop.shape, stop.root_traits)
-            explained = _explained(conn, plan, request, (asked,), alone)
-            if not any(alone.values()):
-                found.append(
-                    Explanation(
-                        "request",
-                        "no_provider",
-                        f"{_label(asked.suffix)} matches nothing on its own, so the names "
-                        "of the groups after it are never looked up",
-                        asked.suffix,
-                    )
+        return _stopped_earlier(conn, stop, stop.shape, request)
+    return [_void(stop, request)]
+
+
+def _stopped_earlier(
+    conn: Connection, stop: Stop, shape: Shape, request: CandidateRequest
+) -> list[Explanation]:
+    """Each group that matches nothing on its own, explained alone: the names
+    of the groups after it were never looked up."""
+    found = []
+    for group, asked in zip(stop.groups, request.groups, strict=False):
+        alone: dict[int, bool] = {}
+        plan = Plan.of((group,), shape, stop.root_traits)
+        explained = _explained(conn, plan, request, (asked,), alone)
+        if not any(alone.values()):
+            found.append(
+                Explanation(
+                    "request",
+                    "no_provider",
+                    f"{_label(asked.suffix)} matches nothing on its own, so the names "
+                    "of the groups after it are never looked up",
+                    asked.suffix,
                 )
-                found += explained
-        return found
+            )
+            found += explained
+    return found
+
+
+def _void(stop: Stop, request: CandidateRequest) -> Explanation:
+    """The last group's member_of or in_tree names nothing."""
     void = stop.groups[-1]
     asked = next(group for group in request.groups if group.suffix == void.suffix)
     if void.void == VOID_MEMBER_OF:
         member_of = [sorted(any_of) for any_of in asked.aggregates.member_of]
-        return [
-            Explanation(
-                "request",
-                "not_in_aggregate",
-                f"no provider is in an aggregate of each member_of{asked.suffix} set",
-                asked.suffix,
-                numbers={"member_of": member_of},
-            )
-        ]
-    return [
-        Explanation(
+        return Explanation(
             "request",
-            "outside_tree",
-            f"no provider has the in_tree{asked.suffix} uuid {asked.in_tree}",
+            "not_in_aggregate",
+            f"no provider is in an aggregate of each member_of{asked.suffix} set",
             asked.suffix,
-            numbers={"in_tree": asked.in_tree},
+            numbers={"member_of": member_of},
         )
-    ]
+    return Explanation(
+        "request",
+        "outside_tree",
+        f"no provider has the in_tree{asked.suffix} uuid {asked.in_tree}",
+        asked.suffix,
+        numbers={"in_tree": asked.in_tree},
+    )
 
 
 # --- trees ---------------------------------------------------------------------
@@ -273,17 +285,7 @@ def _missing(
     spec = next(slot.spec for slot in options.slots if root not in slot.choices)
     where = next(i for i, group in enumerate(plan.groups) if group.suffix == spec.suffix)
     group, asked = plan.groups[where], groups[where]
-    class_name = None
-    what = _label(asked.suffix)
-    if not spec.granular:
-        names = dict(zip((c for c, _ in group.amounts), asked.resources, strict=True))
-        missing = [
-            names[slot.spec.amounts[0][0]]
-            for slot in options.slots
-            if not slot.spec.granular and root not in slot.choices
-        ]
-        class_name = missing[0]
-        what += f" ({', '.join(missing)})"
+    what, class_name = _what_is_missing(root, spec, group, asked, options)
     if group.tree is not None and group.tree != root:
         return Explanation(
             "tree",
@@ -294,13 +296,7 @@ def _missing(
             class_name,
             {"in_tree": asked.in_tree},
         )
-    sharing = sorted(
-        {
-            row.provider
-            for row in shared[where]
-            if spec.granular or row.resource_class == spec.amounts[0][0]
-        }
-    )
+    sharing = _sharing_providers(spec, shared[where])
     if sharing:
         return Explanation(
             "tree",
@@ -322,6 +318,30 @@ def _missing(
     )
 
 
+def _what_is_missing(
+    root: int, spec: SlotSpec, group: ResolvedGroup, asked: RequestGroup, options: WindowOptions
+) -> tuple[str, str | None]:
+    """The group's label, with the unsuffixed group's classes that have no
+    option in the tree; and the first of those classes."""
+    what = _label(asked.suffix)
+    if spec.granular:
+        return what, None
+    names = dict(zip((c for c, _ in group.amounts), asked.resources, strict=True))
+    missing = [
+        names[slot.spec.amounts[0][0]]
+        for slot in options.slots
+        if not slot.spec.granular and root not in slot.choices
+    ]
+    return what + f" ({', '.join(missing)})", missing[0]
+
+
+def _sharing_providers(spec: SlotSpec, rows: list) -> list[int]:
+    """The sharing providers (of any aggregate) that could serve ``spec``."""
+    return sorted(
+        {row.provider for row in rows if spec.granular or row.resource_class == spec.amounts[0][0]}
+    )
+
+
 def _combination(
     rule: str,
     root: int,
@@ -334,17 +354,7 @@ def _combination(
     if rule == "capacity":
         return _over_capacity(root, plan, groups, options)
     if rule == "missing_trait":
-        unsuffixed = next(asked for asked in groups if not asked.suffix)
-        required = [sorted(any_of) for any_of in unsuffixed.traits.required]
-        return Explanation(
-            "tree",
-            "missing_trait",
-            "no choice of the tree's providers for the unsuffixed group has a trait "
-            "of each required set",
-            "",
-            root,
-            numbers={"required": required},
-        )
+        return _missing_trait(root, groups)
     if rule == "one_provider_per_tree":
         return Explanation(
             "tree",
@@ -355,16 +365,41 @@ def _combination(
             root,
         )
     if rule == "isolate":
-        suffixes = [asked.suffix for asked in groups if asked.suffix]
-        return Explanation(
-            "tree",
-            rule,
-            "group_policy=isolate: the suffixed groups need distinct providers, and the "
-            "tree has no such choice",
-            None,
-            root,
-            numbers={"groups": suffixes},
-        )
+        return _not_isolated(root, groups)
+    return _not_same_subtree(root, request)
+
+
+def _missing_trait(root: int, groups: tuple[RequestGroup, ...]) -> Explanation:
+    """The unsuffixed group's required traits, on no choice of the tree's providers."""
+    unsuffixed = next(asked for asked in groups if not asked.suffix)
+    required = [sorted(any_of) for any_of in unsuffixed.traits.required]
+    return Explanation(
+        "tree",
+        "missing_trait",
+        "no choice of the tree's providers for the unsuffixed group has a trait "
+        "of each required set",
+        "",
+        root,
+        numbers={"required": required},
+    )
+
+
+def _not_isolated(root: int, groups: tuple[RequestGroup, ...]) -> Explanation:
+    """group_policy=isolate, which no choice of the tree's providers meets."""
+    suffixes = [asked.suffix for asked in groups if asked.suffix]
+    return Explanation(
+        "tree",
+        "isolate",
+        "group_policy=isolate: the suffixed groups need distinct providers, and the "
+        "tree has no such choice",
+        None,
+        root,
+        numbers={"groups": suffixes},
+    )
+
+
+def _not_same_subtree(root: int, request: CandidateRequest) -> Explanation:
+    """The same_subtree sets, which no choice of the tree's providers meets."""
     same = [sorted(suffixes) for suffixes in request.same_subtrees]
     return Explanation(
         "tree",
