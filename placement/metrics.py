@@ -61,43 +61,10 @@ def enable() -> None:
             return
         import prometheus_client as prom
 
-        request_labels = ("route", "method", "status")
+        # Arguments run left to right: the metrics register in the order they always did.
         _metrics = _Metrics(
-            requests=prom.Counter(
-                "placement_http_requests",
-                "API requests answered, by route template, method and status.",
-                request_labels,
-            ),
-            latency=prom.Histogram(
-                "placement_http_request_duration_seconds",
-                "Seconds from a request's arrival to its answer, by route template, "
-                "method and status.",
-                request_labels,
-            ),
-            candidates=prom.Histogram(
-                "placement_allocation_candidates_returned",
-                "Allocation requests returned by one GET /allocation_candidates.",
-                buckets=CANDIDATE_BUCKETS,
-            ),
-            conflicts=prom.Counter(
-                "placement_generation_conflicts",
-                "Lost generation compare-and-swaps, by kind of generation "
-                "(resource_provider or consumer), retried or not.",
-                ("kind",),
-            ),
-            conflict_answers=prom.Counter(
-                "placement_concurrent_update_responses",
-                "409 answers with error code placement.concurrent_update (a stale "
-                "generation sent, or a race lost after the server's retries), by route "
-                "template and method.",
-                ("route", "method"),
-            ),
-            retries=prom.Counter(
-                "placement_server_retries",
-                "Whole transactions run again server-side, by reason "
-                "(generation_conflict or database_error).",
-                ("reason",),
-            ),
+            **_request_metrics(prom),
+            **_conflict_metrics(prom),
             pool_in_use=prom.Gauge(
                 "placement_db_pool_connections_in_use",
                 "Database connections checked out of the pool, summed over live processes.",
@@ -109,6 +76,53 @@ def enable() -> None:
                 ("action_type", "state"),
             ),
         )
+
+
+def _request_metrics(prom: Any) -> dict[str, Any]:
+    """What the API answers: requests, their latency, candidates returned."""
+    request_labels = ("route", "method", "status")
+    return {
+        "requests": prom.Counter(
+            "placement_http_requests",
+            "API requests answered, by route template, method and status.",
+            request_labels,
+        ),
+        "latency": prom.Histogram(
+            "placement_http_request_duration_seconds",
+            "Seconds from a request's arrival to its answer, by route template, method and status.",
+            request_labels,
+        ),
+        "candidates": prom.Histogram(
+            "placement_allocation_candidates_returned",
+            "Allocation requests returned by one GET /allocation_candidates.",
+            buckets=CANDIDATE_BUCKETS,
+        ),
+    }
+
+
+def _conflict_metrics(prom: Any) -> dict[str, Any]:
+    """Races: generation conflicts, the 409s they answer, the server's retries."""
+    return {
+        "conflicts": prom.Counter(
+            "placement_generation_conflicts",
+            "Lost generation compare-and-swaps, by kind of generation "
+            "(resource_provider or consumer), retried or not.",
+            ("kind",),
+        ),
+        "conflict_answers": prom.Counter(
+            "placement_concurrent_update_responses",
+            "409 answers with error code placement.concurrent_update (a stale "
+            "generation sent, or a race lost after the server's retries), by route "
+            "template and method.",
+            ("route", "method"),
+        ),
+        "retries": prom.Counter(
+            "placement_server_retries",
+            "Whole transactions run again server-side, by reason "
+            "(generation_conflict or database_error).",
+            ("reason",),
+        ),
+    }
 
 
 def enabled() -> bool:
