@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import ColumnElement, Row, or_, select, update
 from sqlalchemy.engine import Connection, Engine
 
 from placement.actionplans import states
@@ -95,41 +95,57 @@ def claim_next(engine: Engine, applier_id: str, lease: datetime.timedelta) -> Cl
             .limit(_CLAIM_WINDOW)
         ).all()
         for row in seen:
-            taken_over = row.state != states.PENDING
-            guard = [plans.c.id == row.id, plans.c.state == row.state]
-            guard.append(
-                plans.c.applier_id.is_(None)
-                if row.applier_id is None
-                else plans.c.applier_id == row.applier_id
-            )
-            if taken_over:
-                guard.append(expired)
-            won = conn.execute(
-                update(plans)
-                .where(*guard)
-                .values(
-                    state=row.state if taken_over else states.ONGOING,
-                    applier_id=applier_id,
-                    lease_expires_at=now + lease,
-                )
-            ).rowcount
-            if won != 1:
-                continue
-            if taken_over:
-                conn.execute(
-                    update(t.actions)
-                    .where(t.actions.c.action_plan_id == row.id)
-                    .where(t.actions.c.state == states.ONGOING)
-                    .values(state=states.PENDING)
-                )
-            return Claim(
-                id=row.id,
-                uuid=row.uuid,
-                state=row.state if taken_over else states.ONGOING,
-                previous_applier_id=row.applier_id,
-                taken_over=taken_over,
-            )
+            claim = _claim(conn, row, applier_id, now + lease, expired)
+            if claim is not None:
+                return claim
     return None
+
+
+def _claim(
+    conn: Connection,
+    row: Row,
+    applier_id: str,
+    lease_expires_at: datetime.datetime,
+    expired: ColumnElement[bool],
+) -> Claim | None:
+    """Claim the plan ``row`` was read from, guarded by what was read; None
+    when another applier changed it first."""
+    plans = t.action_plans
+    taken_over = row.state != states.PENDING
+    guard = [plans.c.id == row.id, plans.c.state == row.state]
+    guard.append(
+        plans.c.applier_id.is_(None)
+        if row.applier_id is None
+        else plans.c.applier_id == row.applier_id
+    )
+    if taken_over:
+        guard.append(expired)
+    won = conn.execute(
+        update(plans)
+        .where(*guard)
+        .values(
+            state=row.state if taken_over else states.ONGOING,
+            applier_id=applier_id,
+            lease_expires_at=lease_expires_at,
+        )
+    ).rowcount
+    if won != 1:
+        return None
+    if taken_over:
+        # The runs of the old owner's ONGOING actions never committed.
+        conn.execute(
+            update(t.actions)
+            .where(t.actions.c.action_plan_id == row.id)
+            .where(t.actions.c.state == states.ONGOING)
+            .values(state=states.PENDING)
+        )
+    return Claim(
+        id=row.id,
+        uuid=row.uuid,
+        state=row.state if taken_over else states.ONGOING,
+        previous_applier_id=row.applier_id,
+        taken_over=taken_over,
+    )
 
 
 def renew_lease(engine: Engine, plan_id: int, applier_id: str, lease: datetime.timedelta) -> bool:
