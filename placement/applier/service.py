@@ -3,9 +3,9 @@
 One plan at a time per applier (run several appliers for several plans at
 once). While a plan runs, a heartbeat thread renews its lease every third of
 the lease time; if a renewal finds the plan is no longer ours, the run stops
-dispatching and leaves the plan to its new owner. Unless ``once``, a
-housekeeping thread records the applier's heartbeat and expires stale plans
-(``placement/applier/housekeeping.py``).
+dispatching and leaves the plan to its new owner. Unless ``once``, the
+applier records its heartbeat at start-up, then a housekeeping thread beats
+and expires stale plans (``placement/applier/housekeeping.py``).
 """
 
 from __future__ import annotations
@@ -54,11 +54,16 @@ class Applier:
         return datetime.timedelta(seconds=self.lease_seconds)
 
     def run(self, once: bool = False) -> None:
-        """The main loop; returns when ``stop`` is set, or when idle if ``once``."""
-        LOG.info("Applier %s started (%d action types)", self.applier_id, len(self.types))
-        if not once:
-            Housekeeping(self.conf, self.engine, self.stop).start()
+        """The main loop; returns when ``stop`` is set, or when idle if ``once``.
+
+        Unless ``once``, the applier's heartbeat row is written before it says
+        it started (:meth:`Housekeeping.start`), so ``/v1/services`` lists it
+        from then on.
+        """
         try:
+            if not once:
+                Housekeeping(self.conf, self.engine, self.stop).start()
+            LOG.info("Applier %s started (%d action types)", self.applier_id, len(self.types))
             while not self.stop.is_set():
                 claim = patiently(
                     lambda: store.claim_next(self.engine, self.applier_id, self.lease),

@@ -1,11 +1,13 @@
 """The audit runner's main loop: claim due audits, run them, keep the lease alive.
 
-Every ``poll_interval`` seconds (``[watcher_decision_engine]
-continuous_audit_interval``) the runner records its heartbeat as the
-``watcher-decision-engine`` service (upstream's name, so ``service list``
-reads as upstream's) and runs every audit that is due, one at a time (run
-several runners for several at once). While a strategy runs, a thread renews
-the audit's lease every third of the lease time; a runner that dies stops
+The runner records its heartbeat as the ``watcher-decision-engine`` service
+(upstream's name, so ``service list`` reads as upstream's) at start-up, before
+it says it started (as upstream Watcher registers its service), so it is
+listed from then on. It runs every audit that is due, one at a time (run
+several runners for several at once), then every ``poll_interval`` seconds
+(``[watcher_decision_engine] continuous_audit_interval``) beats again and
+runs what has come due. While a strategy runs, a thread renews the audit's
+lease every third of the lease time (and beats); a runner that dies stops
 renewing, and once the lease has run out another runner claims the audit.
 
 Any error outside a run's typed refusals (a database outage, say) is logged
@@ -20,6 +22,7 @@ import os
 import socket
 import threading
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sqlalchemy.engine import Engine
@@ -59,18 +62,24 @@ class AuditRunner:
         return datetime.timedelta(seconds=self.lease_seconds)
 
     def run(self, once: bool = False) -> None:
-        """The main loop; returns when ``stop`` is set, or after one pass if ``once``."""
+        """The main loop; returns when ``stop`` is set, or after one pass if ``once``.
+
+        The first beat comes before the runner says it started; each later one
+        after a wait, before the pass."""
+        self._guarded("cannot record the heartbeat", self._beat)
         LOG.info("Audit runner %s started", self.runner_id)
         while not self.stop.is_set():
-            try:
-                self._beat()
-                self.run_due()
-            except Exception:  # an outage: the leases run out, the next pass tries again
-                LOG.exception("Audit runner %s: pass failed", self.runner_id)
-            if once:
+            self._guarded("pass failed", self.run_due)
+            if once or self.stop.wait(self.poll_interval):
                 break
-            self.stop.wait(self.poll_interval)
+            self._guarded("cannot record the heartbeat", self._beat)
         LOG.info("Audit runner %s stopped", self.runner_id)
+
+    def _guarded(self, what: str, task: Callable[[], object]) -> None:
+        try:
+            task()
+        except Exception:  # an outage: the leases run out, the next pass tries again
+            LOG.exception("Audit runner %s: %s", self.runner_id, what)
 
     def run_due(self) -> list[tuple[str, Outcome]]:
         """Claim and run every audit due now; returns each run's audit uuid and outcome."""

@@ -1,8 +1,10 @@
-"""``placement-applier`` as a command: configuration, schema check, an idle ``--once``."""
+"""``placement-applier`` as a command: configuration, schema check, an idle ``--once``,
+its service row from start-up."""
 
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -10,7 +12,8 @@ from pathlib import Path
 import sqlalchemy
 
 from placement.db import tables
-from tests import rig
+from placement.objects.actionplans import services
+from tests import rig, service_rows
 from tests.applier.processes import Rig
 
 
@@ -54,3 +57,15 @@ def test_the_standard_traits_are_synced_at_start(applier_rig: Rig):
     with applier_rig.engine.connect() as conn:
         names = set(conn.execute(sqlalchemy.select(tables.traits.c.name)).scalars())
     assert "COMPUTE_STATUS_DISABLED" in names
+
+
+def test_listed_by_services_once_it_says_it_started(applier_rig: Rig, tmp_path: Path):
+    """Beats 600 s apart (``service_down_time`` 1800): the row read on the ``started``
+    line can only be the start-up one."""
+    slow_beats = tmp_path / "slow-beats.conf"
+    slow_beats.write_text("[DEFAULT]\nservice_down_time = 1800\n")
+    process = applier_rig.start("--config-file", str(slow_beats))
+    listed = service_rows.listed_once_started(
+        applier_rig.engine, process, lambda: applier_rig.log(process), r"Applier \S+ started"
+    )
+    assert listed == [(socket.gethostname(), services.APPLIER, services.ACTIVE)]

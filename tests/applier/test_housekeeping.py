@@ -1,18 +1,23 @@
-"""The applier's housekeeping thread: it beats as watcher-applier and expires old plans."""
+"""The applier's housekeeping: it beats as watcher-applier (first at start-up) and
+expires old plans."""
 
 from __future__ import annotations
 
 import datetime
+import socket
 import threading
 
+import pytest
 from sqlalchemy import update
 
 from placement.actionplans import states
 from placement.applier.housekeeping import Housekeeping
+from placement.applier.service import LOG as service_log
+from placement.applier.service import Applier
 from placement.db import actionplan_tables as t
 from placement.db.tables import utcnow
 from placement.objects.actionplans import paging, plans, services
-from tests import rig
+from tests import rig, service_rows
 from tests.objects.actionplans.store import Store
 
 
@@ -42,3 +47,15 @@ def test_beats_and_supersedes_until_stopped() -> None:
             stop.set()
             thread.join(timeout=5)
         assert not thread.is_alive()
+
+
+@pytest.mark.parametrize("backend", rig.backends())
+def test_the_applier_is_listed_when_it_says_it_started(backend: str) -> None:
+    """Its row is written at start-up, before the ``started`` line and the housekeeping
+    thread: read from that line's handler, it is there."""
+    with rig.placement_app(backend) as (app, conf):
+        engine, stop = app.placement_engine, threading.Event()
+        applier = Applier(conf, engine, types={}, stop=stop)
+        with service_rows.at_start(service_log.name, engine, r"^Applier \S+ started", stop) as seen:
+            applier.run()
+        assert seen.listed == [(socket.gethostname(), services.APPLIER, services.ACTIVE)]

@@ -24,8 +24,8 @@ import pytest
 
 from placement.actionplans.planners import PlannerOptions
 from placement.db import engine as db_engine
-from placement.objects.actionplans import audits, catalog, paging, plans
-from tests import rig
+from placement.objects.actionplans import audits, catalog, paging, plans, services
+from tests import rig, service_rows
 from tests.applier.processes import eventually
 
 
@@ -134,6 +134,29 @@ def test_a_runner_killed_mid_run_is_replaced_once_its_lease_runs_out(database, t
     assert run["start"] >= killed_at + 2 * lease / 3 - 0.2
     (plan,) = plans.list_plans(engine, paging.Page(), audit_uuid=audit.uuid)
     assert plan.state == "RECOMMENDED"
+
+
+def test_listed_by_services_once_it_says_it_started(database, tmp_path):
+    """Passes 600 s apart: the row read on the ``started`` line can only be the
+    start-up one."""
+    url, engine = database
+    conf = tmp_path / "placement.conf"
+    conf.write_text(f"[placement_database]\nconnection = {url}\n")
+    log = tmp_path / "runner.log"
+    with log.open("wb") as out:
+        runner = subprocess.Popen(
+            [sys.executable, "-m", "placement.cmd.audit_runner", "--config-file", str(conf)]
+            + ["--poll-interval", "600"],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        listed = service_rows.listed_once_started(
+            engine, runner, log.read_text, r"Audit runner \S+ started"
+        )
+    finally:
+        _stop(runner)
+    assert listed == [(socket.gethostname(), services.DECISION_ENGINE, services.ACTIVE)]
 
 
 def test_the_embedded_server_runs_continuous_audits(tmp_path):

@@ -19,10 +19,11 @@ from sqlalchemy import select, update
 
 from placement.actionplans.planners import PlannerOptions
 from placement.auditrunner.run import Outcome
+from placement.auditrunner.service import LOG as service_log
 from placement.auditrunner.service import SERVICE_NAME, AuditRunner
 from placement.db import actionplan_tables as t
-from placement.objects.actionplans import audit_runs, audits, paging, plans
-from tests import rig
+from placement.objects.actionplans import audit_runs, audits, paging, plans, services
+from tests import rig, service_rows
 
 T0 = datetime.datetime(2030, 1, 1, 10, 2, 33)
 
@@ -281,3 +282,14 @@ def test_the_runner_beats_as_upstreams_decision_engine(clean):
             )
         ).scalar_one()
     assert seen == T0
+
+
+def test_the_runner_is_listed_when_it_says_it_started(clean):
+    """Its row is written at start-up, before the ``started`` line and the first
+    pass: read from that line's handler, it is there."""
+    engine, stop = clean, threading.Event()
+    started = runner(engine, Clock(services.utcnow()), hostname="announcing-host", stop=stop)
+    line = r"^Audit runner \S+ started"
+    with service_rows.at_start(service_log.name, engine, line, stop) as seen:
+        started.run()
+    assert ("announcing-host", SERVICE_NAME, services.ACTIVE) in seen.listed
