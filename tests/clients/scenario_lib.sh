@@ -1,7 +1,8 @@
 # Shared by the client scenarios (sourced, not run): the client venv, a real
 # placement-api on a free loopback port with a throw-away SQLite database and
-# noauth2, the `osc` runner and the output checks. Any failure stops the
-# scenario with a message and the tail of the server's log.
+# noauth2, the `osc` runner, the output checks, waiting for a condition and
+# Placement API calls. Any failure stops the scenario with a message and the
+# tail of the server's log.
 #
 # OSC_VENV        the venv holding `openstack` and its plugins (default: the
 #                 one tests/clients/clientenv.py keeps under ~/.cache, built
@@ -124,4 +125,60 @@ expect_line() {
     fi
     [ "$found" = "$wanted" ] || fail "$what: [$line] listed: $found, expected $wanted"
     echo "ok: $what"
+}
+
+# check <description> <json> <python expression over d>: the expression holds.
+check() {
+    local what="$1" json="$2" expression="$3"
+    python3 -c 'import datetime, json, sys; d = json.loads(sys.argv[1]); sys.exit(0 if eval("(" + sys.argv[2] + ")") else 1)' \
+        "$json" "$expression" || fail "$what: not ($expression) in $json"
+    echo "ok: $what"
+}
+
+# pick <json> <python expression over d>: print the expression's value.
+pick() {
+    python3 -c 'import json, sys; d = json.loads(sys.argv[1]); print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+# wait_for <description> <seconds> <command...>: run the command every half
+# second until it succeeds, for at most that long.
+wait_for() {
+    local what="$1" seconds="$2" deadline=$((SECONDS + $2))
+    shift 2
+    while [ "$SECONDS" -lt "$deadline" ]; do
+        if "$@"; then
+            echo "ok: $what"
+            return 0
+        fi
+        sleep 0.5
+    done
+    fail "$what: not within $seconds s"
+}
+
+# plan_state_is <plan> <state>: `openstack optimize actionplan show` gives the
+# action plan that state (for wait_for).
+plan_state_is() {
+    [ "$(osc optimize actionplan show "$1" -f value -c State)" = "$2" ]
+}
+
+# placement <method> <path> [body]: a Placement API call as admin at 1.39, its
+# JSON answer printed; any HTTP error stops the scenario.
+placement() {
+    local out
+    out="$(curl -sS --fail-with-body -X "$1" "$endpoint$2" -H "X-Auth-Token: admin" \
+        -H "OpenStack-API-Version: placement 1.39" -H "Content-Type: application/json" \
+        ${3:+--data "$3"})" || fail "placement $1 $2: $out"
+    printf '%s\n' "$out"
+}
+
+# add_nodes <prefix>: three resource providers <prefix>-1 to <prefix>-3, each
+# with 8 VCPU, 8192 MEMORY_MB and 100 DISK_GB; their uuids in node_uuid[1..3].
+declare -A node_uuid
+add_nodes() {
+    local n
+    for n in 1 2 3; do
+        node_uuid[$n]="$(pick "$(placement POST /resource_providers '{"name": "'"$1-$n"'"}')" 'd["uuid"]')"
+        placement PUT "/resource_providers/${node_uuid[$n]}/inventories" '{"resource_provider_generation": 0,
+            "inventories": {"VCPU": {"total": 8}, "MEMORY_MB": {"total": 8192}, "DISK_GB": {"total": 100}}}' > /dev/null
+    done
 }

@@ -27,19 +27,6 @@ osc_args=()
 server_args=(--applier)
 start_server
 
-# check <description> <json> <python expression over d>: the expression holds.
-check() {
-    local what="$1" json="$2" expression="$3"
-    python3 -c 'import json, sys; d = json.loads(sys.argv[1]); sys.exit(0 if eval("(" + sys.argv[2] + ")") else 1)' \
-        "$json" "$expression" || fail "$what: not ($expression) in $json"
-    echo "ok: $what"
-}
-
-# pick <json> <python expression over d>: print the expression's value.
-pick() {
-    python3 -c 'import json, sys; d = json.loads(sys.argv[1]); print(eval(sys.argv[2]))' "$1" "$2"
-}
-
 # table_row <output> <cell>: the table row holding that exact cell.
 table_row() {
     printf '%s\n' "$1" | grep -E "\| $2 +\|" || true
@@ -128,18 +115,6 @@ expect "actionplan delete" "" optimize actionplan list --audit "$audit_uuid" -f 
 osc optimize audit delete drain-compute-1 > /dev/null
 expect "audit delete" "" optimize audit list -f value -c Name
 
-# wait_plan <plan> <state>: poll `actionplan show` until the plan is in that
-# state, for at most 60 s.
-wait_plan() {
-    local plan="$1" wanted="$2" state="" deadline=$((SECONDS + 60))
-    while [ "$SECONDS" -lt "$deadline" ]; do
-        state="$(osc optimize actionplan show "$plan" -f value -c State)"
-        [ "$state" = "$wanted" ] && return 0
-        sleep 0.5
-    done
-    fail "action plan $plan: still $state after 60 s, expected $wanted"
-}
-
 # --- starting a plan and cancelling it while it runs -----------------------------------
 # A long sleep first: the applier is inside it when the cancel arrives, so the
 # plan is ONGOING then and ends CANCELLED, the sleep cut short.
@@ -151,35 +126,19 @@ audit="$(osc optimize audit create -g unclassified -s actuator --name sleepy \
 audit_uuid="$(pick "$audit" 'd["UUID"]')"
 plan="$(osc optimize actionplan list --audit "$audit_uuid" -f value -c UUID)"
 check "actionplan start" "$(osc optimize actionplan start "$plan" -f json)" 'd["State"] == "PENDING"'
-wait_plan "$plan" ONGOING
-echo "ok: the applier runs the plan"
+wait_for "the applier runs the plan" 60 plan_state_is "$plan" ONGOING
 osc_fails "a running plan cannot start again" "Couldn't start when state is 'ONGOING'. (HTTP 400)" \
     optimize actionplan start "$plan"
 osc optimize actionplan cancel "$plan" > /dev/null
-wait_plan "$plan" CANCELLED
-echo "ok: actionplan cancel"
+wait_for "actionplan cancel" 60 plan_state_is "$plan" CANCELLED
 actions="$(osc optimize action list --action-plan "$plan" --detail -f json)"
-# Ended within wait_plan's 60 s, so the 300 s sleep was cut short.
+# Ended within wait_for's 60 s, so the 300 s sleep was cut short.
 check "the sleep is cut short" "$actions" '[a["State"] for a in d] == ["CANCELLED"]'
 osc optimize actionplan delete "$plan" > /dev/null
 osc optimize audit delete sleepy > /dev/null
 
 # --- host_maintenance on a small cloud set up through the Placement API ---------------
-# placement <method> <path> [body]: a Placement API call as admin at 1.39, its
-# JSON answer printed; any HTTP error stops the scenario.
-placement() {
-    local out
-    out="$(curl -sS --fail-with-body -X "$1" "$endpoint$2" -H "X-Auth-Token: admin" \
-        -H "OpenStack-API-Version: placement 1.39" -H "Content-Type: application/json" \
-        ${3:+--data "$3"})" || fail "placement $1 $2: $out"
-    printf '%s\n' "$out"
-}
-declare -A node_uuid
-for n in 1 2 3; do
-    node_uuid[$n]="$(pick "$(placement POST /resource_providers '{"name": "maint-'"$n"'"}')" 'd["uuid"]')"
-    placement PUT "/resource_providers/${node_uuid[$n]}/inventories" '{"resource_provider_generation": 0,
-        "inventories": {"VCPU": {"total": 8}, "MEMORY_MB": {"total": 8192}, "DISK_GB": {"total": 100}}}' > /dev/null
-done
+add_nodes maint
 vms=(3f0c1d2e-1111-4a5b-8c9d-000000000001 3f0c1d2e-2222-4a5b-8c9d-000000000002
      3f0c1d2e-3333-4a5b-8c9d-000000000003)
 for vm in "${vms[@]}"; do
@@ -208,8 +167,7 @@ for uuid in $(pick "$actions" '" ".join(a["UUID"] for a in d[1:])'); do
          and d["Parameters"]["resource_id"] in '"$(printf '"%s",' "${vms[@]}" | sed 's/^/(/; s/$/)/')"
 done
 check "actionplan start" "$(osc optimize actionplan start "$plan" -f json)" 'd["State"] == "PENDING"'
-wait_plan "$plan" SUCCEEDED
-echo "ok: the maintenance plan ran"
+wait_for "the maintenance plan ran" 60 plan_state_is "$plan" SUCCEEDED
 expect_sorted "every action succeeded" "SUCCEEDED SUCCEEDED SUCCEEDED SUCCEEDED" \
     optimize action list --action-plan "$plan" -f value -c State
 for vm in "${vms[@]}"; do

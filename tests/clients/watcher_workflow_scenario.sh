@@ -27,37 +27,9 @@ EOF
 server_args=(--applier --audit-runner --config-file "$work/runner.conf")
 start_server
 
-# check <description> <json> <python expression over d>: the expression holds.
-check() {
-    local what="$1" json="$2" expression="$3"
-    python3 -c 'import datetime, json, sys; d = json.loads(sys.argv[1]); sys.exit(0 if eval("(" + sys.argv[2] + ")") else 1)' \
-        "$json" "$expression" || fail "$what: not ($expression) in $json"
-    echo "ok: $what"
-}
-
-# pick <json> <python expression over d>: print the expression's value.
-pick() {
-    python3 -c 'import json, sys; d = json.loads(sys.argv[1]); print(eval(sys.argv[2]))' "$1" "$2"
-}
-
 # plans <audit>: the audit's plans as the client lists them (JSON, oldest first: the default order is by id).
 plans() {
     osc optimize actionplan list --audit "$1" -f json -c UUID -c State
-}
-
-# wait_for <description> <seconds> <command...>: run the command every half
-# second until it succeeds, for at most that long.
-wait_for() {
-    local what="$1" seconds="$2" deadline=$((SECONDS + $2))
-    shift 2
-    while [ "$SECONDS" -lt "$deadline" ]; do
-        if "$@"; then
-            echo "ok: $what"
-            return 0
-        fi
-        sleep 0.5
-    done
-    fail "$what: not within $seconds s"
 }
 
 # plans_are <audit> <python expression over d, the list of plans>
@@ -81,20 +53,7 @@ services_active() {
 wait_for "service list: the audit runner and the applier are ACTIVE" 30 services_active
 
 # --- a small cloud: three nodes, three consumers on cont-1 ----------------------------
-# placement <method> <path> [body]: a Placement API call as admin at 1.39.
-placement() {
-    local out
-    out="$(curl -sS --fail-with-body -X "$1" "$endpoint$2" -H "X-Auth-Token: admin" \
-        -H "OpenStack-API-Version: placement 1.39" -H "Content-Type: application/json" \
-        ${3:+--data "$3"})" || fail "placement $1 $2: $out"
-    printf '%s\n' "$out"
-}
-declare -A node_uuid
-for n in 1 2 3; do
-    node_uuid[$n]="$(pick "$(placement POST /resource_providers '{"name": "cont-'"$n"'"}')" 'd["uuid"]')"
-    placement PUT "/resource_providers/${node_uuid[$n]}/inventories" '{"resource_provider_generation": 0,
-        "inventories": {"VCPU": {"total": 8}, "MEMORY_MB": {"total": 8192}, "DISK_GB": {"total": 100}}}' > /dev/null
-done
+add_nodes cont
 for i in 1 2 3; do
     placement PUT "/allocations/5e0c1d2e-000$i-4a5b-8c9d-00000000000$i" '{"allocations": {"'"${node_uuid[1]}"'":
         {"resources": {"VCPU": 2, "MEMORY_MB": 2048, "DISK_GB": 10}}}, "consumer_generation": null,
@@ -176,9 +135,6 @@ sleepy='[{"action_type": "sleep", "input_parameters": {"duration": 300}}]'
 audit="$(osc optimize audit create -g unclassified -s actuator -p "actions=$sleepy" --name sleepy -f json)"
 sleepy_plan="$(pick "$(plans "$(pick "$audit" 'd["UUID"]')")" 'd[0]["UUID"]')"
 osc optimize actionplan start "$sleepy_plan" > /dev/null
-plan_state_is() {
-    [ "$(osc optimize actionplan show "$1" -f value -c State)" = "$2" ]
-}
 wait_for "the applier runs the sleeping plan" 30 plan_state_is "$sleepy_plan" ONGOING
 
 audit="$(osc optimize audit create -g unclassified -s actuator -p "actions=$nop" -f json)"
