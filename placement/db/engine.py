@@ -210,23 +210,33 @@ def engine_from_url(
     else:
         kwargs.update(pool_recycle=pool_recycle)
         _pool_kwargs(kwargs, pool_size, max_overflow, pool_timeout)
-        if backend in ("mysql", "mariadb") and "charset" not in url.query:
-            url = url.update_query_dict({"charset": "utf8mb4"})
-        if backend == "postgresql" and "connect_timeout" not in url.query:
-            kwargs["connect_args"] = {"connect_timeout": PG_CONNECT_TIMEOUT}
         session = _MysqlSession(mysql_sql_mode, mysql_wsrep_sync_wait)
-        engine = _server_engine(url, kwargs, session)
-        # No transaction is ever open on a connection in autocommit: nothing
-        # to roll back when it returns to the pool.
-        readers = _server_engine(
-            url,
-            dict(kwargs, isolation_level="AUTOCOMMIT", pool_reset_on_return=None),
-            session,
-        )
-        _READERS[engine] = readers
-        _POLICIES[readers] = retry or RetryPolicy()
-        event.listen(engine, "engine_disposed", lambda _engine: readers.dispose())
+        engine = _server_with_readers(url, kwargs, session, retry)
     _POLICIES[engine] = retry or RetryPolicy()
+    return engine
+
+
+def _server_with_readers(
+    url: URL, kwargs: dict[str, Any], session: _MysqlSession, retry: RetryPolicy | None
+) -> Engine:
+    """A database server's engine, with its readers' companion (see
+    :func:`readers_of`), which goes when it is disposed."""
+    backend = url.get_backend_name()
+    if backend in ("mysql", "mariadb") and "charset" not in url.query:
+        url = url.update_query_dict({"charset": "utf8mb4"})
+    if backend == "postgresql" and "connect_timeout" not in url.query:
+        kwargs["connect_args"] = {"connect_timeout": PG_CONNECT_TIMEOUT}
+    engine = _server_engine(url, kwargs, session)
+    # No transaction is ever open on a connection in autocommit: nothing
+    # to roll back when it returns to the pool.
+    readers = _server_engine(
+        url,
+        dict(kwargs, isolation_level="AUTOCOMMIT", pool_reset_on_return=None),
+        session,
+    )
+    _READERS[engine] = readers
+    _POLICIES[readers] = retry or RetryPolicy()
+    event.listen(engine, "engine_disposed", lambda _engine: readers.dispose())
     return engine
 
 

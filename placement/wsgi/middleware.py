@@ -253,6 +253,33 @@ class TextGuard:
             intake.require_storable(name, value, three_byte=self.three_byte)
 
 
+def _database_answer(error: Exception, reading: bool) -> errors.PlacementError | None:
+    """The 503 or 409 a database error is answered with (logged), or None
+    when it is not one of those."""
+    if isinstance(error, db.CommitInDoubt):
+        ERROR_LOG.warning("Database connection lost during COMMIT: %s", error.orig)
+        message = (
+            "The database connection was lost while committing; "
+            "the change may or may not have been made."
+        )
+    elif db.is_unavailable_db_error(error):
+        ERROR_LOG.warning("Database unavailable: %s", getattr(error, "orig", error))
+        message = "The database is unavailable."
+    elif db.is_conflict_db_error(error):
+        ERROR_LOG.warning(
+            "Database conflicts outlasted the retries: %s", getattr(error, "orig", error)
+        )
+        if not reading:
+            return errors.Conflict(
+                "The database kept aborting the update under concurrent updates; try again.",
+                code=errors.CONCURRENT_UPDATE,
+            )
+        message = "The database kept aborting the read under concurrent updates."
+    else:
+        return None
+    return errors.ServiceUnavailable(message, retry_after=RETRY_AFTER)
+
+
 #: The environment key holding the error code of an error answer (for metrics).
 ERROR_CODE_KEY = "placement.error_code"
 
@@ -318,34 +345,11 @@ class ErrorRenderer:
         reading = req.method in rerun.READ_METHODS
         if reading and db.is_retryable_db_error(error):
             req.env[rerun.RERUN_KEY] = True
-        if isinstance(error, db.CommitInDoubt):
-            ERROR_LOG.warning("Database connection lost during COMMIT: %s", error.orig)
-            message = (
-                "The database connection was lost while committing; "
-                "the change may or may not have been made."
-            )
-        elif db.is_unavailable_db_error(error):
-            ERROR_LOG.warning("Database unavailable: %s", getattr(error, "orig", error))
-            message = "The database is unavailable."
-        elif db.is_conflict_db_error(error) and not reading:
-            ERROR_LOG.warning(
-                "Database conflicts outlasted the retries: %s", getattr(error, "orig", error)
-            )
-            conflict = errors.Conflict(
-                "The database kept aborting the update under concurrent updates; try again.",
-                code=errors.CONCURRENT_UPDATE,
-            )
-            self.handle(req, resp, conflict, params)
-            return
-        elif db.is_conflict_db_error(error):
-            ERROR_LOG.warning(
-                "Database conflicts outlasted the retries: %s", getattr(error, "orig", error)
-            )
-            message = "The database kept aborting the read under concurrent updates."
-        else:
+        answer = _database_answer(error, reading)
+        if answer is None:
             self.handle_unexpected(req, resp, error, params)
-            return
-        self.handle(req, resp, errors.ServiceUnavailable(message, retry_after=RETRY_AFTER), params)
+        else:
+            self.handle(req, resp, answer, params)
 
     def handle_unexpected(
         self, req: falcon.Request, resp: falcon.Response, error: Exception, params: dict
