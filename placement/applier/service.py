@@ -31,6 +31,11 @@ from placement.objects.actionplans import execution as store
 
 LOG = logging.getLogger(__name__)
 
+#: Seconds a stopping applier waits for its housekeeping thread to finish a
+#: beat or expiry check in progress (a database outage can hold it longer;
+#: the daemon thread then ends with the process).
+HOUSEKEEPING_JOIN_SECONDS = 10.0
+
 
 def new_applier_id() -> str:
     """A name unique to this process: host, pid and a random part (pids are reused)."""
@@ -60,25 +65,36 @@ class Applier:
         it started (:meth:`Housekeeping.start`), so ``/v1/services`` lists it
         from then on.
         """
+        housekeeping: threading.Thread | None = None
         try:
             if not once:
-                Housekeeping(self.conf, self.engine, self.stop).start()
+                housekeeping = Housekeeping(self.conf, self.engine, self.stop).start()
             LOG.info("Applier %s started (%d action types)", self.applier_id, len(self.types))
-            while not self.stop.is_set():
-                claim = patiently(
-                    lambda: store.claim_next(self.engine, self.applier_id, self.lease),
-                    self.stop,
-                    "claiming a plan",
-                )
-                if claim is not None:
-                    self._execute(claim)
-                elif once:
-                    break
-                else:
-                    self.stop.wait(self.poll_interval)
+            self._claim_and_execute(once)
         except Stopped:
             pass
+        finally:
+            if housekeeping is not None and self.stop.is_set():
+                # Its beat or expiry check may hold a connection of our engine:
+                # whoever disposes of the engine next must find it returned.
+                housekeeping.join(HOUSEKEEPING_JOIN_SECONDS)
         LOG.info("Applier %s stopped", self.applier_id)
+
+    def _claim_and_execute(self, once: bool) -> None:
+        """Claim plans and execute them one after another until ``stop``
+        (or, if ``once``, until none is left)."""
+        while not self.stop.is_set():
+            claim = patiently(
+                lambda: store.claim_next(self.engine, self.applier_id, self.lease),
+                self.stop,
+                "claiming a plan",
+            )
+            if claim is not None:
+                self._execute(claim)
+            elif once:
+                break
+            else:
+                self.stop.wait(self.poll_interval)
 
     def _execute(self, claim: store.Claim) -> None:
         if claim.taken_over:

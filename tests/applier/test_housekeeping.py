@@ -59,3 +59,42 @@ def test_the_applier_is_listed_when_it_says_it_started(backend: str) -> None:
         with service_rows.at_start(service_log.name, engine, r"^Applier \S+ started", stop) as seen:
             applier.run()
         assert seen.listed == [(socket.gethostname(), services.APPLIER, services.ACTIVE)]
+
+
+_LOCKS = {
+    "postgresql": ("LOCK TABLE action_plans IN ACCESS EXCLUSIVE MODE", None),
+    "mysql": ("LOCK TABLES action_plans WRITE", "UNLOCK TABLES"),
+}
+
+
+@pytest.mark.parametrize("backend", [b for b in rig.backends() if b in _LOCKS])
+def test_a_stopping_applier_waits_for_its_housekeeping_to_let_go(backend: str) -> None:
+    """The expiry check is in progress (held on a locked table) when the applier
+    is told to stop: ``run`` returns only once that check has ended, so whoever
+    disposes of the engine next finds all its connections returned."""
+    lock, unlock = _LOCKS[backend]
+    with rig.placement_app(backend) as (app, conf):
+        engine, stop = app.placement_engine, threading.Event()
+        earlier = set(threading.enumerate())
+        holder = engine.connect()
+        transaction = holder.begin()
+        holder.exec_driver_sql(lock)
+
+        def release() -> None:
+            if unlock:
+                holder.exec_driver_sql(unlock)
+            transaction.commit()
+            holder.close()
+
+        releasing = threading.Timer(1.0, release)
+        applier = Applier(conf, engine, types={}, stop=stop)
+        with service_rows.at_start(service_log.name, engine, r"^Applier \S+ started", stop):
+            releasing.start()  # stop is set by the started line, a second before this
+            applier.run()
+        housekeeping = [
+            thread
+            for thread in set(threading.enumerate()) - earlier
+            if thread.name == "applier-housekeeping"
+        ]
+        releasing.join()
+        assert housekeeping == []
