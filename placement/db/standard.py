@@ -6,9 +6,10 @@ tolerate losing races: it reads what exists (one SELECT per table, which is
 all it does when nothing is missing) and inserts the rest in one statement
 that skips rows another process inserted meanwhile (``ON CONFLICT DO
 NOTHING`` on PostgreSQL and SQLite, ``INSERT IGNORE`` on MySQL), so nobody's
-transaction is aborted by a duplicate. It then reads again, until nothing is
-missing; a duplicate error from any other backend, a deadlock or a lock
-timeout just means another round. Existing rows are never deleted or renamed.
+transaction is aborted by a duplicate. The read that decides what to insert
+runs in the inserting transaction, so the commit settles it; a duplicate
+error from any other backend, a deadlock or a lock timeout just means another
+round. Existing rows are never deleted or renamed.
 
 Standard resource class ids are their positions in
 ``os_resource_classes.STANDARDS``; on MySQL inserting id 0 into what may be
@@ -20,7 +21,6 @@ insert only.
 from __future__ import annotations
 
 import logging
-import random
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -33,11 +33,10 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
 
 from placement.db import tables
+from placement.db.engine import retry_policy_of
 from placement.db.transaction import is_retryable_db_error, reader, writer
 
 LOG = logging.getLogger(__name__)
-
-_ATTEMPTS = 10
 
 
 class StandardNameConflict(RuntimeError):
@@ -56,26 +55,46 @@ def _sync(
     insert_rows: Callable[[Connection, list[dict]], None],
     what: str,
 ) -> None:
-    for attempt in range(1, _ATTEMPTS + 1):
-        with reader(engine) as conn:
-            missing = find_missing(conn)
-        if not missing:
-            return
-        if attempt == _ATTEMPTS:
-            break
+    with reader(engine) as conn:
+        if not find_missing(conn):
+            return  # what every start but the first finds: one SELECT
+    budget = retry_policy_of(engine).budget()
+    while True:
         try:
-            with writer(engine) as conn:
-                insert_rows(conn, missing)
-            LOG.info("Added up to %d standard %s", len(missing), what)
+            _fill_in(engine, find_missing, insert_rows, what)
+            return
         except sqlalchemy.exc.DBAPIError as exc:
-            # A duplicate, deadlock or lock timeout is another process's insert.
+            # A duplicate, deadlock or lock timeout (on Galera, a lost
+            # certification) is another process's insert: try again, within
+            # the engine's retry budget ([placement_database] db_max_retry_time).
             duplicate = isinstance(exc, sqlalchemy.exc.IntegrityError)
-            if not (duplicate or is_retryable_db_error(exc)):
+            pause = budget.next_pause() if duplicate or is_retryable_db_error(exc) else None
+            if pause is None:
                 raise
             LOG.debug("Standard %s sync raced another process (%s); retrying", what, exc.orig)
-            time.sleep(random.uniform(0, 0.05 * attempt))
-    names = ", ".join(sorted(row["name"] for row in missing))
-    raise RuntimeError(f"could not insert standard {what} after {_ATTEMPTS} attempts: {names}")
+            time.sleep(pause)
+
+
+def _fill_in(
+    engine: Engine,
+    find_missing: Callable[[Connection], list[dict]],
+    insert_rows: Callable[[Connection, list[dict]], None],
+    what: str,
+) -> None:
+    """Insert what is missing, read and written in one transaction.
+
+    Read on the writer's connection, not the readers': behind a proxy
+    spreading connections over a Galera cluster, a reader may sit on a node
+    that has not yet applied rows committed through another, and would see
+    them missing however often it asked. Once this commits, every row is
+    there (rows inserted meanwhile by others were skipped, not duplicated).
+    """
+    with writer(engine) as conn:
+        missing = find_missing(conn)
+        if missing:
+            insert_rows(conn, missing)
+    if missing:
+        LOG.info("Added up to %d standard %s", len(missing), what)
 
 
 def _insert_missing(conn: Connection, table: sqlalchemy.Table) -> sqlalchemy.Insert:

@@ -14,6 +14,7 @@ import sqlalchemy as sa
 
 import placement
 from placement import db
+from placement.db import engine as db_engine
 from placement.db import standard, tables
 from tests.rig import run_together
 
@@ -84,6 +85,28 @@ def test_standard_id_taken_by_another_name(migrated_engine):
         conn.execute(sa.insert(tables.resource_classes), {"id": 3, "name": "CUSTOM_SQUATTER"})
     with pytest.raises(standard.StandardNameConflict, match="id 3"):
         db.sync_standard_names(migrated_engine)
+
+
+def test_a_reader_that_never_catches_up_does_not_stall_the_sync(tmp_path):
+    """Behind a proxy spreading connections over a Galera cluster, the readers'
+    pool may sit on a node that has not yet applied what the writer committed
+    through another. Here the readers' engine is a second database that never
+    gets the rows: what to insert is decided on the writer's connection, so the
+    sync still ends, each row there once."""
+    node1, node2 = (db.engine_from_url(f"sqlite:///{tmp_path / name}") for name in "ab")
+    try:
+        for engine in (node1, node2):
+            db.upgrade(engine)
+        db_engine._READERS[node1] = node2  # what readers_of(node1) hands out
+        db.sync_standard_names(node1)
+        with node1.connect() as conn:
+            classes = conn.execute(sa.select(tables.resource_classes.c.name)).scalars().all()
+            traits = conn.execute(sa.select(tables.traits.c.name)).scalars().all()
+        assert sorted(classes) == sorted(os_resource_classes.STANDARDS)
+        assert sorted(traits) == sorted(os_traits.get_traits())
+    finally:
+        node1.dispose()
+        node2.dispose()
 
 
 def test_concurrent_threads(migrated_engine, db_url):
