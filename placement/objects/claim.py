@@ -122,8 +122,9 @@ def replace(engine: Engine, writes: list[ConsumerWrite], *, attempts: int) -> No
             doubt = lost
             if _landed(engine, claim, budget, doubt):
                 return
-        except exceptions.StaleGeneration:
-            # After a doubt, a consumer that moved may have moved by our hand.
+        except (exceptions.StaleGeneration, exceptions.ConcurrentUpdate):
+            # After a doubt, a consumer or provider that moved may have moved
+            # by our hand.
             if doubt is None or not _landed(engine, claim, budget, doubt):
                 raise
 

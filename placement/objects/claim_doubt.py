@@ -22,6 +22,7 @@ import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import sqlalchemy
 from sqlalchemy import select
 from sqlalchemy.engine import Connection, Engine
 
@@ -72,7 +73,10 @@ def marks(
 def verdict(engine: Engine, claim: Sequence[Mark], budget: db.Budget) -> Verdict:
     """Read the consumers back (retried within ``budget``) and judge."""
     generations, held = db.run_in_transaction(
-        engine, lambda conn: _read(conn, [m.uuid for m in claim]), write=False, budget=budget
+        engine,
+        lambda conn: _read_causally(conn, [m.uuid for m in claim]),
+        write=False,
+        budget=budget,
     )
     if all(_left_as_claimed(m, generations.get(m.uuid), held.get(m.uuid, {})) for m in claim):
         return Verdict.LANDED
@@ -83,6 +87,41 @@ def verdict(engine: Engine, claim: Sequence[Mark], budget: db.Budget) -> Verdict
 
 def _left_as_claimed(mark: Mark, generation: int | None, held: dict[str, dict[str, int]]) -> bool:
     return generation == mark.after and held == (mark.allocations if mark.after else {})
+
+
+#: ``wsrep_sync_wait``'s bit for reads: wait until this node has applied every
+#: write-set the cluster committed before the read began.
+_CAUSAL_READS = 1
+
+#: MySQL's "Unknown system variable": a server built without Galera.
+_UNKNOWN_VARIABLE = 1193
+
+
+def _read_causally(
+    conn: Connection, uuids: list[str]
+) -> tuple[dict[str, int], dict[str, dict[str, dict[str, int]]]]:
+    """:func:`_read`, on a Galera node waiting first for what the cluster committed.
+
+    The proxy may have handed us a node that has not yet applied the
+    write-set our lost ``COMMIT`` sent through the dead one: read there
+    as is, a claim that landed would look as if it had not, run again, and
+    answer an error for what it did hold. So the read waits for the node to
+    catch up (``wsrep_sync_wait``), whatever ``[placement_database]
+    mysql_wsrep_sync_wait`` says; elsewhere it is a plain read.
+    """
+    if conn.dialect.name not in ("mysql", "mariadb"):
+        return _read(conn, uuids)
+    try:
+        previous = int(conn.exec_driver_sql("SELECT @@SESSION.wsrep_sync_wait").scalar() or 0)
+    except sqlalchemy.exc.OperationalError as exc:
+        if exc.orig is None or exc.orig.args[0] != _UNKNOWN_VARIABLE:
+            raise
+        return _read(conn, uuids)
+    conn.exec_driver_sql(f"SET SESSION wsrep_sync_wait = {previous | _CAUSAL_READS}")
+    try:
+        return _read(conn, uuids)
+    finally:
+        conn.exec_driver_sql(f"SET SESSION wsrep_sync_wait = {previous}")
 
 
 def _read(

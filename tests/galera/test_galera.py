@@ -28,11 +28,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
+import sqlalchemy
+from sqlalchemy.pool import NullPool
 
 from placement import db
 from placement.actionplans import states
 from placement.applier import patience
 from placement.db.tables import utcnow
+from placement.objects import claim_doubt
 from placement.objects.actionplans import audit_runs, execution, plans
 from placement.wsgi import create_app
 from tests import rig
@@ -182,6 +185,38 @@ def test_with_wsrep_sync_wait_a_read_through_another_node_sees_the_claim(databas
     finally:
         writer.placement_engine.dispose()
         reader.placement_engine.dispose()
+
+
+def test_a_doubted_claim_is_read_back_from_a_node_that_has_caught_up(database):
+    """The claim landed through node 1; node 2 has not applied it yet (FLUSH
+    TABLES WITH READ LOCK holds its applier for a second). Asked through node 2
+    whether the claim landed, the read-back waits for node 2 to catch up and
+    says it did. Read there as is, it would say it did not, and the claim would
+    run again and answer an error for what it holds."""
+    writer = _app(database[0])
+    behind = db.engine_from_url(database[1])
+    holder = sqlalchemy.create_engine(database[1], poolclass=NullPool).connect()
+    try:
+        provider, consumer = _provider(writer, 10), str(uuid.uuid4())
+        holder.exec_driver_sql("FLUSH TABLES WITH READ LOCK")
+        releasing = threading.Timer(1.0, holder.exec_driver_sql, ("UNLOCK TABLES",))
+        try:
+            assert _claim(writer, provider, consumer) == (204, "")
+            _, held = rig.call(writer, "GET", f"/allocations/{consumer}", version=VERSION)
+            mark = claim_doubt.Mark(
+                consumer, None, held["consumer_generation"], {provider: {"VCPU": 1}}
+            )
+            releasing.start()
+            found = claim_doubt.verdict(behind, [mark], db.retry_policy_of(behind).budget())
+        finally:
+            releasing.cancel()
+            releasing.join()
+            holder.exec_driver_sql("UNLOCK TABLES")
+        assert found is claim_doubt.Verdict.LANDED
+    finally:
+        holder.close()
+        behind.dispose()
+        writer.placement_engine.dispose()
 
 
 LEASE = datetime.timedelta(seconds=60)
