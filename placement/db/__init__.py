@@ -10,6 +10,7 @@ Everything above this package talks to the database through these names::
 """
 
 from placement.db.engine import (
+    causal_reads,
     create_engine,
     engine_from_url,
     readers_of,
@@ -38,6 +39,7 @@ from placement.db.transaction import (
 __all__ = [
     "Budget",
     "CommitInDoubt",
+    "causal_reads",
     "MigrationBlocked",
     "create_engine",
     "current_revision",

@@ -24,7 +24,8 @@ MySQL / MariaDB
     connections killed by ``wait_timeout`` are not handed out. On Galera,
     ``[placement_database] mysql_wsrep_sync_wait`` (oslo.db's option) sets
     the session's ``wsrep_sync_wait`` on every connection of both pools, so
-    reads can be made to wait for writes committed through other nodes.
+    reads can be made to wait for writes committed through other nodes;
+    :func:`causal_reads` does so for one block whatever the option says.
     The isolation level is ``READ COMMITTED``: it matches PostgreSQL's
     default so both behave the same; our writes rely on compare-and-swap
     ``UPDATE ... WHERE generation = :g`` rather than on snapshot reads; a
@@ -70,6 +71,8 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
@@ -77,7 +80,7 @@ from weakref import WeakKeyDictionary
 
 import sqlalchemy
 from sqlalchemy import event
-from sqlalchemy.engine import URL, Engine, make_url
+from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.pool import StaticPool
 
 from placement.db.retry import RetryPolicy
@@ -344,6 +347,42 @@ def _take_transactions_from_pysqlite(engine: Engine, pragmas: list[str]) -> None
     def _on_begin(conn: sqlalchemy.Connection) -> None:
         mode = conn.get_execution_options().get(SQLITE_BEGIN_OPTION, "DEFERRED")
         conn.exec_driver_sql("BEGIN IMMEDIATE" if mode == "IMMEDIATE" else "BEGIN")
+
+
+#: ``wsrep_sync_wait``'s bit for reads: wait until the node has applied every
+#: write-set the cluster committed before the read began.
+_CAUSAL_READS = 1
+
+#: MySQL's "Unknown system variable": a server built without Galera.
+_UNKNOWN_VARIABLE = 1193
+
+
+@contextmanager
+def causal_reads(conn: Connection) -> Iterator[None]:
+    """Within the block, reads on ``conn`` see every write the cluster committed
+    before them, whatever node they run on.
+
+    On MariaDB (Galera or not) this sets the session's ``wsrep_sync_wait``
+    read bit for the block, whatever ``[placement_database]
+    mysql_wsrep_sync_wait`` says, and puts the previous value back; on a
+    server without the variable and on the other backends, whose reads are
+    already causal, it does nothing.
+    """
+    if conn.dialect.name not in ("mysql", "mariadb"):
+        yield
+        return
+    try:
+        previous = int(conn.exec_driver_sql("SELECT @@SESSION.wsrep_sync_wait").scalar() or 0)
+    except sqlalchemy.exc.OperationalError as exc:
+        if exc.orig is None or exc.orig.args[0] != _UNKNOWN_VARIABLE:
+            raise
+        yield
+        return
+    conn.exec_driver_sql(f"SET SESSION wsrep_sync_wait = {previous | _CAUSAL_READS}")
+    try:
+        yield
+    finally:
+        conn.exec_driver_sql(f"SET SESSION wsrep_sync_wait = {previous}")
 
 
 #: Bytes a ``GROUP_CONCAT`` may return (MySQL's default, 1024, would cut a

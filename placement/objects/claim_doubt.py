@@ -22,7 +22,6 @@ import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import sqlalchemy
 from sqlalchemy import select
 from sqlalchemy.engine import Connection, Engine
 
@@ -89,39 +88,18 @@ def _left_as_claimed(mark: Mark, generation: int | None, held: dict[str, dict[st
     return generation == mark.after and held == (mark.allocations if mark.after else {})
 
 
-#: ``wsrep_sync_wait``'s bit for reads: wait until this node has applied every
-#: write-set the cluster committed before the read began.
-_CAUSAL_READS = 1
-
-#: MySQL's "Unknown system variable": a server built without Galera.
-_UNKNOWN_VARIABLE = 1193
-
-
 def _read_causally(
     conn: Connection, uuids: list[str]
 ) -> tuple[dict[str, int], dict[str, dict[str, dict[str, int]]]]:
-    """:func:`_read`, on a Galera node waiting first for what the cluster committed.
+    """:func:`_read`, on a Galera node once it has applied what the cluster committed.
 
     The proxy may have handed us a node that has not yet applied the
-    write-set our lost ``COMMIT`` sent through the dead one: read there
-    as is, a claim that landed would look as if it had not, run again, and
-    answer an error for what it did hold. So the read waits for the node to
-    catch up (``wsrep_sync_wait``), whatever ``[placement_database]
-    mysql_wsrep_sync_wait`` says; elsewhere it is a plain read.
+    write-set our lost ``COMMIT`` sent through the dead one: read there as
+    is, a claim that landed would look as if it had not, run again, and
+    answer an error for what it did hold.
     """
-    if conn.dialect.name not in ("mysql", "mariadb"):
+    with db.causal_reads(conn):
         return _read(conn, uuids)
-    try:
-        previous = int(conn.exec_driver_sql("SELECT @@SESSION.wsrep_sync_wait").scalar() or 0)
-    except sqlalchemy.exc.OperationalError as exc:
-        if exc.orig is None or exc.orig.args[0] != _UNKNOWN_VARIABLE:
-            raise
-        return _read(conn, uuids)
-    conn.exec_driver_sql(f"SET SESSION wsrep_sync_wait = {previous | _CAUSAL_READS}")
-    try:
-        return _read(conn, uuids)
-    finally:
-        conn.exec_driver_sql(f"SET SESSION wsrep_sync_wait = {previous}")
 
 
 def _read(

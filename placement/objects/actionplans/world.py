@@ -61,7 +61,7 @@ def read_world(conn: Connection) -> World:
                 uuid=uuid,
                 name=name,
                 capacity=capacity[root],
-                usage=holdings.usage[root],
+                usage=holdings.usage_of(root),
                 disabled=bool(disabled),
                 powered_off=bool(off),
                 consumers=holdings.consumers_of(root),
@@ -94,11 +94,18 @@ class _Holdings:
     type, project and creation time."""
 
     held: dict[int, dict[str, dict[str, int]]] = field(default_factory=lambda: defaultdict(dict))
-    usage: dict[int, dict[str, int]] = field(default_factory=lambda: defaultdict(dict))
     facts: dict[str, tuple[str | None, str | None, datetime | None]] = field(default_factory=dict)
 
     def consumers_of(self, root: int) -> tuple[Consumer, ...]:
         return tuple(Consumer(c, amounts, *self.facts[c]) for c, amounts in self.held[root].items())
+
+    def usage_of(self, root: int) -> dict[str, int]:
+        """The tree's usage per class: what its consumers hold, summed."""
+        usage: dict[str, int] = {}
+        for amounts in self.held[root].values():
+            for name, used in amounts.items():
+                usage[name] = usage.get(name, 0) + used
+        return usage
 
 
 def _holdings(conn: Connection) -> _Holdings:
@@ -133,6 +140,4 @@ def _holdings(conn: Connection) -> _Holdings:
     ):
         found.held[root].setdefault(consumer, {})[name] = int(used)
         found.facts[consumer] = (kind, project, created)
-        usage = found.usage[root]
-        usage[name] = usage.get(name, 0) + int(used)
     return found
