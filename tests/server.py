@@ -21,6 +21,10 @@ import urllib.request
 from collections.abc import Iterator, Sequence
 
 GUNICORN = os.path.join(os.path.dirname(sys.executable), "gunicorn")
+#: The WSGI applications an operator serves: Placement with Watcher's ``/v1``
+#: beside it, and the Watcher API alone (its own endpoint).
+PLACEMENT_APPLICATION = "placement.wsgi.api:application"
+WATCHER_APPLICATION = "placement.wsgi.watcher:application"
 #: The gunicorn master serving each base URL :func:`gunicorn` yielded.
 _MASTERS: dict[str, int] = {}
 
@@ -41,13 +45,15 @@ def gunicorn(
     options: Sequence[str] = (),
     environ: dict[str, str] | None = None,
     auth_strategy: str = "noauth2",
+    application: str = PLACEMENT_APPLICATION,
 ) -> Iterator[str]:
     """Serve ``database_url`` until the block ends; yields the base URL.
 
     ``conf_extra`` is appended to the ``placement.conf``; ``options`` are
     more gunicorn command-line options (``-c python:...``); ``environ``
     adds to the server's environment; ``auth_strategy`` is ``[api]``'s
-    (``keystone`` wants a ``[keystone_authtoken]`` section in ``conf_extra``).
+    (``keystone`` wants a ``[keystone_authtoken]`` section in ``conf_extra``);
+    ``application`` the WSGI application gunicorn serves.
     """
     with tempfile.TemporaryDirectory(prefix="placement-server-") as confdir:
         with open(os.path.join(confdir, "placement.conf"), "w") as conf:
@@ -72,7 +78,7 @@ def gunicorn(
                     "5",
                     "--no-control-socket",
                     *options,
-                    "placement.wsgi.api:application",
+                    application,
                 ],
                 stdout=log,
                 stderr=subprocess.STDOUT,

@@ -19,7 +19,7 @@ adapters for the compute and placement APIs and helpers to boot servers.
 Everything is stopped, the vhost deleted and the directory removed when the
 block ends. Nova and Keystone run from venvs of their own
 (:mod:`tests.nova.novaenv`), built on first use; their databases start as
-copies of templates migrated once per pair of venvs (:func:`_templates`).
+copies of templates migrated once per pair of venvs (:func:`made_templates`).
 
 Run ``python -m tests.nova.cloud`` (with the project's venv) to start a cloud
 by hand: it prints the endpoints and an openrc, and stops on Ctrl-C.
@@ -83,7 +83,7 @@ class CloudError(RuntimeError):
 
 
 @dataclass
-class _Processes:
+class Processes:
     """The cloud's own processes, each in a session of its own, logging to a file."""
 
     logdir: Path
@@ -149,7 +149,7 @@ def _openrc_variables(openrc: str) -> dict[str, str]:
     return {name: value for name, _, value in found if name}
 
 
-def _clean_env() -> dict[str, str]:
+def clean_env() -> dict[str, str]:
     """Our environment without OpenStack settings or our venv's."""
     env = {
         k: v
@@ -160,7 +160,7 @@ def _clean_env() -> dict[str, str]:
     return env
 
 
-def _wait_for_url(url: str, procs: _Processes, timeout: float = START_TIMEOUT_S) -> None:
+def wait_for_url(url: str, procs: Processes, timeout: float = START_TIMEOUT_S) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         procs.check()
@@ -218,11 +218,11 @@ def _rabbit_vhost() -> Iterator[str]:
 # -- templates ------------------------------------------------------------------------------
 
 
-def _templates() -> Path:
+def made_templates() -> Path:
     """Migrated databases and keys that every cloud starts from as copies.
 
     Made once per pair of venvs (and kept beside them): Keystone's database
-    after ``db_sync`` and ``bootstrap`` (no catalog: :func:`_register` adds it),
+    after ``db_sync`` and ``bootstrap`` (no catalog: :func:`register` adds it),
     its fernet and credential keys; dumps of Nova's API database and of a cell
     database (``nova_cell.sql``, loaded as cell0 and cell1) after their
     migrations, made on MariaDB in scratch databases dropped afterwards.
@@ -249,7 +249,7 @@ def _make_templates(scratch: Path, keystone_venv: Path, nova_venv: Path) -> None
     conf = _keystone_conf(scratch)
     manage = [str(keystone_venv / "bin" / "keystone-manage"), "--config-file", str(conf)]
     log = scratch / "logs" / "templates.log"
-    env = _clean_env()
+    env = clean_env()
     _run([*manage, "db_sync"], env, log)
     for setup in ("fernet_setup", "credential_setup"):
         _run([*manage, setup, "--keystone-user", "root", "--keystone-group", "root"], env, log)
@@ -317,7 +317,7 @@ def _keystone_conf(workdir: Path) -> Path:
             enabled = true
             backend = dogpile.cache.memory
             [catalog]
-            # The catalog is filled in after start-up (_register); each worker's
+            # The catalog is filled in after start-up (register); each worker's
             # memory cache would keep handing out the empty one it saw first.
             caching = false
             """)
@@ -325,15 +325,15 @@ def _keystone_conf(workdir: Path) -> Path:
     return conf
 
 
-def _start_keystone(workdir: Path, procs: _Processes, port: int, templates: Path) -> None:
-    """Keystone on copies of the template database and keys (see :func:`_templates`)."""
+def start_keystone(workdir: Path, procs: Processes, port: int, templates: Path) -> None:
+    """Keystone on copies of the template database and keys (see :func:`made_templates`)."""
     venv = novaenv.keystone_venv()
     conf = _keystone_conf(workdir)
     shutil.copy(templates / "keystone.db", conf.parent)
     for keys in ("fernet-keys", "credential-keys"):
         shutil.copytree(templates / keys, conf.parent / keys)
     env = dict(
-        _clean_env(),
+        clean_env(),
         OS_KEYSTONE_CONFIG_DIR=str(conf.parent),
         OS_KEYSTONE_CONFIG_FILES="keystone.conf",
         CLOUD_WSGI_APP="keystone.wsgi.api:application",
@@ -341,10 +341,10 @@ def _start_keystone(workdir: Path, procs: _Processes, port: int, templates: Path
     )
     # One worker: Keystone's SQLite database then never has two writers at once.
     procs.start("keystone", _gunicorn(venv, port, workers=1), env, conf.parent)
-    _wait_for_url(f"http://127.0.0.1:{port}/v3", procs)
+    wait_for_url(f"http://127.0.0.1:{port}/v3", procs)
 
 
-def _admin_session(keystone_url: str) -> ksa_session.Session:
+def admin_session(keystone_url: str) -> ksa_session.Session:
     auth = v3.Password(
         auth_url=f"{keystone_url}/v3",
         username="admin",
@@ -356,7 +356,7 @@ def _admin_session(keystone_url: str) -> ksa_session.Session:
     return ksa_session.Session(auth=auth)
 
 
-def _register(session: ksa_session.Session, keystone_url: str, services: dict[str, str]) -> None:
+def register(session: ksa_session.Session, keystone_url: str, services: dict[str, str]) -> None:
     """The service project and users, and the catalog: ``{type: url}``."""
     keystone = ksa_adapter.Adapter(session, endpoint_override=f"{keystone_url}/v3")
     keystone.post("/regions", json={"region": {"id": REGION}})
@@ -469,7 +469,7 @@ def _compute_conf(confdir: Path, host: str) -> Path:
 
 
 def _nova_env() -> dict[str, str]:
-    env = _clean_env()
+    env = clean_env()
     env["OS_NOVA_DISABLE_EVENTLET_PATCHING"] = "true"  # Nova's threading mode
     return env
 
@@ -524,7 +524,7 @@ def _nova_databases(
             dbutil.drop_database(url)
 
 
-def _start_nova(workdir: Path, procs: _Processes, api_port: int) -> str:
+def _start_nova(workdir: Path, procs: Processes, api_port: int) -> str:
     """Start Nova's services on the databases :func:`_nova_databases` made."""
     venv = novaenv.nova_venv()
     confdir = workdir / "nova"
@@ -546,7 +546,7 @@ def _start_nova(workdir: Path, procs: _Processes, api_port: int) -> str:
         argv = [str(venv / "bin" / "nova-compute"), "--config-file", str(conf)]
         procs.start(host, [*argv, "--config-file", str(host_conf)], env, confdir)
     compute_url = f"http://127.0.0.1:{api_port}"
-    _wait_for_url(compute_url + "/", procs)
+    wait_for_url(compute_url + "/", procs)
     return compute_url
 
 
@@ -596,7 +596,7 @@ class Cloud:
     compute_url: str
     stubs: stubs.Stubs
     session: ksa_session.Session
-    procs: _Processes
+    procs: Processes
     timings: dict[str, float]
     hosts: tuple[str, ...] = HOSTS
     appliers: list[Applier] = field(default_factory=list)
@@ -677,7 +677,7 @@ class Cloud:
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
-                env=_clean_env(),
+                env=clean_env(),
                 start_new_session=True,
             )
         applier = Applier(name, process, self.workdir / "logs" / f"{name}.log")
@@ -689,7 +689,7 @@ class Cloud:
         python-watcherclient, :mod:`tests.clients.clientenv`) as admin through
         Keystone's catalog; its standard output (a failure fails the test)."""
         venv = clientenv.ensure_client_venv()
-        env = dict(_clean_env(), **_openrc_variables(self.openrc()))
+        env = dict(clean_env(), **_openrc_variables(self.openrc()))
         result = subprocess.run(
             [str(venv / "bin" / "openstack"), *args],
             capture_output=True,
@@ -828,7 +828,7 @@ def running(workdir: str | None = None) -> Iterator[Cloud]:
     if workdir and root.exists() and any(root.iterdir()):
         raise CloudError(f"{root} is not empty")
     (root / "logs").mkdir(parents=True, exist_ok=True)
-    procs = _Processes(root / "logs")
+    procs = Processes(root / "logs")
     phase = _Phases(root / "logs" / "startup.log")
     started = time.monotonic()
     keystone_port, api_port = server.free_port(), server.free_port()
@@ -836,18 +836,18 @@ def running(workdir: str | None = None) -> Iterator[Cloud]:
     try:
         with contextlib.ExitStack() as stack:
             with phase("venvs and templates"):
-                templates = _templates()
+                templates = made_templates()
             with phase("vhost and nova databases"):
                 vhost = stack.enter_context(_rabbit_vhost())
                 stack.enter_context(_nova_databases(root, keystone_url, vhost, templates))
             stack.callback(procs.stop_all)  # before the databases and vhost go
             with phase("keystone"):
-                _start_keystone(root, procs, keystone_port, templates)
+                start_keystone(root, procs, keystone_port, templates)
             fakes = stack.enter_context(stubs.serving())
             with phase("placement"):
                 placement_url = stack.enter_context(_placement(root, keystone_url))
-            session = _admin_session(keystone_url)
-            _register(
+            session = admin_session(keystone_url)
+            register(
                 session,
                 keystone_url,
                 {

@@ -1,0 +1,174 @@
+"""Watcher's own API tests (watcher-tempest-plugin) against our server, deployed as operators do.
+
+:func:`run` starts, on loopback ports under one directory:
+
+* Keystone, as the Nova cloud starts it (:func:`tests.nova.cloud.start_keystone`,
+  from the same templates), with a catalog naming ``identity``, ``placement``
+  and ``infra-optim``;
+* our Placement under gunicorn (``auth_strategy = keystone``, a migrated SQLite
+  file), and the Watcher API alone on a port of its own
+  (``placement.wsgi.watcher:application``, what packagers run on 9322): the
+  ``infra-optim`` endpoint;
+* ``placement-applier`` and ``placement-audit-runner`` on the same database,
+  so plans start and CONTINUOUS audits run as in a deployment;
+
+then runs every test of ``watcher_tempest_plugin.tests.api`` with tempest
+(:mod:`tests.watcher_tempest.pluginenv`) and returns each test's outcome.
+Logs stay in ``<workdir>/logs``; tempest's own in ``<workdir>/tempest``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests import identity, rig, server
+from tests.nova import cloud
+from tests.watcher_tempest import pluginenv
+
+#: The tests run: all of the plugin's API tests.
+API_TESTS = r"^watcher_tempest_plugin\.tests\.api\."
+#: Our console scripts, beside the interpreter running the tests.
+BIN = Path(sys.executable).parent
+#: Seconds the whole tempest run may take.
+RUN_TIMEOUT_S = 1500
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What subunit says of one test: ``success``, ``fail`` or ``skip``."""
+
+    status: str
+    details: str
+
+
+@dataclass(frozen=True)
+class Endpoints:
+    keystone: str
+    placement: str
+    watcher: str
+
+
+def _tempest_conf(keystone_url: str) -> str:
+    return textwrap.dedent(f"""\
+        [DEFAULT]
+        log_file = tempest.log
+        [auth]
+        use_dynamic_credentials = false
+        admin_username = admin
+        admin_password = {cloud.ADMIN_PASSWORD}
+        admin_project_name = admin
+        admin_domain_name = Default
+        [identity]
+        uri_v3 = {keystone_url}/v3
+        auth_version = v3
+        region = {cloud.REGION}
+        [optimize]
+        # Every microversion we serve, as devstack configures it for upstream.
+        min_microversion = 1.0
+        max_microversion = latest
+        [identity-feature-enabled]
+        api_v2 = false
+        [service_available]
+        watcher = true
+        nova = false
+        cinder = false
+        glance = false
+        neutron = false
+        swift = false
+        """)
+
+
+def _daemon(procs: cloud.Processes, name: str, database: str, workdir: Path) -> None:
+    """``placement-applier`` or ``placement-audit-runner`` on ``database``, polling fast."""
+    conf = workdir / f"{name}.conf"
+    conf.write_text(f"[placement_database]\nconnection = {database}\n")
+    argv = [str(BIN / name), "--config-file", str(conf), "--poll-interval", "0.2"]
+    procs.start(name, argv, cloud.clean_env(), workdir)
+
+
+@contextlib.contextmanager
+def _deployment(workdir: Path) -> Iterator[Endpoints]:
+    """Keystone, our two endpoints and the two daemons, stopped when the block ends."""
+    procs = cloud.Processes(workdir / "logs")
+    keystone_port = server.free_port()
+    keystone_url = f"http://127.0.0.1:{keystone_port}"
+    database = f"sqlite:///{workdir}/placement.db"
+    rig.migrated(database)
+    conf_extra = identity.authtoken_section(keystone_url, keystone_url)
+    with contextlib.ExitStack() as stack:
+        stack.callback(procs.stop_all)
+        cloud.start_keystone(workdir, procs, keystone_port, cloud.made_templates())
+        placement = stack.enter_context(
+            server.gunicorn(database, workers=2, auth_strategy="keystone", conf_extra=conf_extra)
+        )
+        watcher = stack.enter_context(
+            server.gunicorn(
+                database,
+                workers=2,
+                auth_strategy="keystone",
+                conf_extra=conf_extra,
+                application=server.PLACEMENT_APPLICATION,  # BASELINE
+            )
+        )
+        session = cloud.admin_session(keystone_url)
+        cloud.register(
+            session,
+            keystone_url,
+            {"identity": f"{keystone_url}/v3", "placement": placement, "infra-optim": watcher},
+        )
+        for name in ("placement-applier", "placement-audit-runner"):
+            _daemon(procs, name, database, workdir)
+        yield Endpoints(keystone_url, placement, watcher)
+        procs.check()  # a daemon that died during the run fails it, with its log
+
+
+def _outcomes(tempest_dir: Path, venv: Path) -> dict[str, Outcome]:
+    """Each test's outcome in the last run of ``tempest_dir``, from its subunit stream."""
+    stream = subprocess.run(
+        [str(venv / "bin" / "stestr"), "last", "--subunit"],
+        cwd=tempest_dir,
+        capture_output=True,
+        check=True,
+        env=cloud.clean_env(),
+    ).stdout
+    parsed = subprocess.run(
+        [str(venv / "bin" / "python"), str(Path(__file__).with_name("outcomes.py"))],
+        input=stream,
+        capture_output=True,
+        check=True,
+    ).stdout
+    return {test: Outcome(**outcome) for test, outcome in json.loads(parsed).items()}
+
+
+def run(workdir: Path) -> dict[str, Outcome]:
+    """Run the plugin's API tests against a fresh deployment in ``workdir``."""
+    (workdir / "logs").mkdir(parents=True, exist_ok=True)
+    venv = pluginenv.plugin_venv()
+    tempest_dir = workdir / "tempest"  # tempest writes .stestr.conf and its results here
+    tempest_dir.mkdir()
+    with _deployment(workdir) as endpoints:
+        (tempest_dir / "tempest.conf").write_text(_tempest_conf(endpoints.keystone))
+        with open(workdir / "logs" / "tempest-run.log", "wb") as log:
+            subprocess.run(
+                [
+                    *(str(venv / "bin" / "tempest"), "run", "--config-file", "tempest.conf"),
+                    *("--regex", API_TESTS, "--concurrency", "2"),
+                ],
+                cwd=tempest_dir,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                timeout=RUN_TIMEOUT_S,
+                env=cloud.clean_env(),
+            )
+    outcomes = _outcomes(tempest_dir, venv)
+    if not outcomes:
+        log_text = (workdir / "logs" / "tempest-run.log").read_text(errors="replace")
+        raise RuntimeError(f"tempest ran no test:\n{log_text[-4000:]}")
+    return outcomes
