@@ -1,10 +1,21 @@
-"""How a path identifier names a row: integer id, uuid or name (doc/watcher-api.md §2.1)."""
+"""How a path identifier names a row: integer id, uuid or name (doc/watcher-api.md §2.1).
+
+The catalog's names (goals, strategies) are found whatever their case, as upstream
+finds them on MySQL, its usual database, whose default collation ignores case:
+watcher-tempest-plugin asks for goal ``DUMMY``. Names people choose (audits,
+audit templates) are matched exactly.
+"""
 
 from __future__ import annotations
 
 import uuid
 
-from sqlalchemy import ColumnElement, FromClause, false
+from sqlalchemy import ColumnElement, FromClause, Table, false, func
+
+from placement.db import actionplan_tables as t
+
+#: The tables whose names are the catalog's own (all lower case): matched ignoring case.
+_CATALOG: frozenset[Table] = frozenset({t.goals, t.strategies})
 
 #: The range of an ``Integer`` id column (32-bit signed on MySQL and PostgreSQL).
 _ID_RANGE = range(-(2**31), 2**31)
@@ -45,4 +56,6 @@ def by_uuid_or_name(table: FromClause, ident: str) -> ColumnElement[bool]:
     as_uuid = canonical_uuid(ident)
     if as_uuid is not None:
         return table.c.uuid == as_uuid
+    if getattr(table, "element", table) in _CATALOG:  # the table itself or an alias of it
+        return func.lower(table.c.name) == ident.lower()
     return table.c.name == ident
