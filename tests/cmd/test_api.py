@@ -13,6 +13,7 @@ import urllib.request
 
 import pytest
 
+from placement import microversion as mv
 from placement.cmd import api
 from tests import server
 
@@ -74,7 +75,7 @@ def test_root_document(embedded_server):
     status, _, body = _request(base + "/")
     assert status == 200
     assert body["versions"][0]["min_version"] == "1.0"
-    assert body["versions"][0]["max_version"] == "1.39"
+    assert body["versions"][0]["max_version"] == str(mv.MAX_VERSION)
 
 
 def test_readme_curl_example(embedded_server):
@@ -85,7 +86,7 @@ def test_readme_curl_example(embedded_server):
         {"x-auth-token": "admin", "openstack-api-version": "placement latest"},
     )
     assert (status, body) == (200, {"resource_providers": []})
-    assert headers["openstack-api-version"] == "placement 1.39"
+    assert headers["openstack-api-version"] == f"placement {mv.MAX_VERSION}"
 
 
 def test_unacceptable_version(embedded_server):

@@ -20,7 +20,7 @@ from placement import microversion as mv
         ("infra-optim 1", (1, 0)),
         ("infra-optim 1.", (1, 0)),
         ("INFRA-OPTIM 1.5", (1, 5)),
-        ("infra-optim latest", (1, 7)),
+        ("infra-optim latest", mv.INFRA_OPTIM_MAX_VERSION),
         ("infra-optim 1.7", (1, 7)),
         ("infra-optim 1.1, compute 2.1, infra-optim 1.4", (1, 4)),
     ],
