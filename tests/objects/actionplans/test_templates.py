@@ -90,6 +90,24 @@ def test_update_checks_the_result_whole(store: Store) -> None:
     assert changed.uuid == made.uuid and changed.updated_at is not None
 
 
+def test_a_null_goal_leaves_the_goal_but_asks_for_new_default_parameters(store: Store) -> None:
+    bare, with_defaults = _name(), _name()
+    templates.create_template(store.engine, {"name": bare, "goal": "dummy", "strategy": "dummy"})
+    templates.create_template(
+        store.engine,
+        {
+            "name": with_defaults,
+            "goal": "dummy",
+            "strategy": "dummy",
+            "default_parameters": {"para1": 2},
+        },
+    )
+    changed = templates.update_template(store.engine, bare, {"goal": None})
+    assert (changed.goal_name, changed.strategy_name) == ("dummy", "dummy")
+    with pytest.raises(errors.DefaultParametersOutdated):
+        templates.update_template(store.engine, with_defaults, {"goal": None})
+
+
 def test_list_filters_by_goal_and_strategy(store: Store) -> None:
     name = _name()
     templates.create_template(store.engine, {"name": name, "goal": "saving_energy"})
