@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from placement.actionplans import schedule, states
+from placement.actionplans.audit_types import CONTINUOUS
 from placement.actionplans.errors import PatchRefused
 from placement.actionplans.parameters import apply_strategy_parameters
 
-CONTINUOUS = "CONTINUOUS"
 #: Longer names are cut, as on POST.
 NAME_LENGTH = 63
 #: Attributes a PATCH may change.
@@ -54,12 +54,25 @@ def decide(current: Current, changes: Mapping[str, Any], now: datetime.datetime)
         if not isinstance(given, dict):
             raise PatchRefused("parameters must be an object")
         values["parameters"] = apply_strategy_parameters(current.parameters_spec, given)
-    for flag in ("auto_trigger", "force"):
-        if flag in changes:
-            if not isinstance(changes[flag], bool):
-                raise PatchRefused(f"{flag} must be true or false")
-            values[flag] = changes[flag]
+    values.update(_flags(changes))
     values.update(_schedule(current, changes, now))
+    return values
+
+
+#: What a null (or removed) flag becomes: ``force`` its default, as upstream stores
+#: it; upstream answers a null ``auto_trigger`` with a 500, so it stays refused.
+_FLAGS_WHEN_NULL: dict[str, bool | None] = {"auto_trigger": None, "force": False}
+
+
+def _flags(changes: Mapping[str, Any]) -> dict[str, bool]:
+    """The boolean columns ``changes`` sets, each true or false."""
+    values = {}
+    for flag, when_null in _FLAGS_WHEN_NULL.items():
+        if flag in changes:
+            value = when_null if changes[flag] is None else changes[flag]
+            if not isinstance(value, bool):
+                raise PatchRefused(f"{flag} must be true or false")
+            values[flag] = value
     return values
 
 

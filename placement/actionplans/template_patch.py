@@ -6,7 +6,9 @@ stored row and refuses with these words what it cannot apply; here the patch
 is read into ``{attribute: new value}`` (``remove`` gives None) before
 anything is looked up, so a refused patch changes nothing. Only root
 attributes may be changed: the whole ``scope`` or ``default_parameters`` is
-replaced, never one element of it.
+replaced, never one element of it. A null goal is kept as None: the object
+layer leaves the template's goal as it was but, as upstream, still asks for
+new default parameters of a template that has some.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ def changes(patch: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
 def _checked_value(name: str, value: Any) -> Any:
     """``value`` if attribute ``name`` may take it (a JSON ``null`` is a removal)."""
     if value is None:
-        if f"/{name}" in MANDATORY or name == "goal":
+        if f"/{name}" in MANDATORY:
             raise Invalid(f"'/{name}' is a mandatory attribute and can not be removed")
         return None
     wanted = _TYPES[name]

@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from sqlalchemy.engine import Engine
 
-from placement.actionplans import schedule, states
+from placement.actionplans import audit_types, schedule, states
 from placement.actionplans.errors import ActionPlanError, ActionPlanIsOngoing
 from placement.actionplans.planners import PlannerOptions
 from placement.objects.actionplans import audit_runs
@@ -42,7 +42,7 @@ class Outcome(enum.Enum):
 
 def next_time(claim: AuditClaim, now: datetime.datetime) -> datetime.datetime | None:
     """When the audit is due again after a run at ``now`` (an EVENT audit: at its next webhook)."""
-    if claim.audit_type != audit_runs.CONTINUOUS or claim.interval is None:
+    if claim.audit_type != audit_types.CONTINUOUS or claim.interval is None:
         return None
     return schedule.next_run(claim.interval, now)
 
@@ -55,7 +55,7 @@ def run_audit(
     if schedule.before_window(claim.start_time, now):
         audit_runs.release(engine, claim.id, runner_id, claim.start_time)
         return Outcome.BEFORE_START
-    if claim.audit_type == audit_runs.CONTINUOUS and schedule.after_window(claim.end_time, now):
+    if claim.audit_type == audit_types.CONTINUOUS and schedule.after_window(claim.end_time, now):
         audit_runs.end(engine, claim.id, runner_id, states.SUCCEEDED, None)
         return Outcome.ENDED
     running = None if claim.force else audit_runs.ongoing_plan(engine)

@@ -82,6 +82,12 @@ def test_event_audits_are_not_rescheduled():
     assert values == {"interval": "30"}
 
 
+def test_a_null_or_removed_force_is_false_a_null_auto_trigger_refused():
+    assert audit_changes.decide(current(), {"force": None}, NOW) == {"force": False}
+    with pytest.raises(PatchRefused, match="auto_trigger must be true or false"):
+        audit_changes.decide(current(), {"auto_trigger": None}, NOW)
+
+
 def test_values_are_checked():
     with pytest.raises(InvalidInterval):
         audit_changes.decide(current(), {"interval": "* *"}, NOW)

@@ -18,6 +18,11 @@ def test_each_operation_sets_or_removes_a_root_attribute_and_the_last_wins() -> 
     assert changes(patch) == {"name": "b", "strategy": "dummy", "description": None}
 
 
+def test_a_null_goal_is_kept_for_the_object_layer() -> None:
+    """Upstream leaves the goal of a null as it was (the object layer does)."""
+    assert changes([{"op": "replace", "path": "/goal", "value": None}]) == {"goal": None}
+
+
 @pytest.mark.parametrize(
     ("operation", "message"),
     [

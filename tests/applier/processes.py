@@ -24,6 +24,7 @@ import pytest
 import sqlalchemy
 from sqlalchemy import delete, insert, select, update
 
+from placement.actionplans.audit_request import AuditRequest
 from placement.actionplans.planners import PlannerOptions
 from placement.db import actionplan_tables as t
 from placement.objects.actionplans import audits, paging, plans
@@ -64,15 +65,15 @@ class Rig:
         audit = audits.create_audit(
             self.engine,
             PlannerOptions(),
-            {
-                "name": f"audit-{uuid.uuid4().hex[:8]}",
-                "goal": "unclassified",
-                "strategy": "actuator",
-                "audit_type": "ONESHOT",
-                "parameters": {
+            AuditRequest(
+                name=f"audit-{uuid.uuid4().hex[:8]}",
+                goal="unclassified",
+                strategy="actuator",
+                audit_type="ONESHOT",
+                parameters={
                     "actions": [{"action_type": "nop", "input_parameters": {"message": "x"}}]
                 },
-            },
+            ),
         )
         (plan,) = plans.list_plans(self.engine, paging.Page(), audit_uuid=audit.uuid)
         uuids = [str(uuid.uuid4()) for _ in specs]

@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from placement.actionplans.audit_request import AuditRequest
 from placement.actionplans.planners import PlannerOptions
 from placement.db import engine as db_engine
 from placement.objects.actionplans import audits, catalog, paging, plans, services
@@ -75,7 +76,7 @@ def _continuous(engine, interval: str) -> audits.Audit:
         "interval": interval,
         "name": f"c-{uuid.uuid4().hex[:8]}",
     }
-    return audits.create_audit(engine, PlannerOptions(), body)
+    return audits.create_audit(engine, PlannerOptions(), AuditRequest.from_body(body))
 
 
 def _stop(*processes: subprocess.Popen) -> None:

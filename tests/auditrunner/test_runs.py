@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from sqlalchemy import select, update
 
+from placement.actionplans.audit_request import AuditRequest
 from placement.actionplans.planners import PlannerOptions
 from placement.auditrunner.run import Outcome
 from placement.auditrunner.service import LOG as service_log
@@ -71,7 +72,7 @@ def continuous(engine, interval: str = "60", **fields) -> audits.Audit:
         "interval": interval,
         **fields,
     }
-    return audits.create_audit(engine, PlannerOptions(), body)
+    return audits.create_audit(engine, PlannerOptions(), AuditRequest.from_body(body))
 
 
 def plans_of(engine, audit) -> list[plans.ActionPlan]:
@@ -167,7 +168,9 @@ def test_the_force_guard_skips_a_run_but_not_a_forced_one(clean):
     guarded = continuous(engine)
     forced = continuous(engine, force=True)
     busy = audits.create_audit(
-        engine, PlannerOptions(), {"audit_type": "ONESHOT", "goal": "dummy", "strategy": "dummy"}
+        engine,
+        PlannerOptions(),
+        AuditRequest(audit_type="ONESHOT", goal="dummy", strategy="dummy"),
     )
     (running,) = plans_of(engine, busy)
     with engine.begin() as conn:
@@ -204,7 +207,7 @@ def test_an_event_audit_runs_once_per_trigger(clean):
     audit = audits.create_audit(
         engine,
         PlannerOptions(),
-        {"audit_type": "EVENT", "goal": "dummy", "name": f"e-{uuid.uuid4().hex[:8]}"},
+        AuditRequest(audit_type="EVENT", goal="dummy", name=f"e-{uuid.uuid4().hex[:8]}"),
     )
     the_runner = runner(engine, clock)
     assert the_runner.run_due() == []

@@ -11,6 +11,7 @@ import sqlalchemy
 
 from placement.actionplans import errors
 from placement.actionplans.action_types import names
+from placement.actionplans.audit_request import AuditRequest
 from placement.actionplans.planners import PlannerOptions
 from placement.db import reader
 from placement.effects.migrate import MIGRATE
@@ -35,7 +36,7 @@ GOALS = {
 def _audit(cloud, strategy: str, parameters: dict) -> audits.Audit:
     goal = GOALS[strategy]
     fields = {"goal": goal, "strategy": strategy, "audit_type": "ONESHOT", "parameters": parameters}
-    return audits.create_audit(cloud.engine, PlannerOptions(), fields)
+    return audits.create_audit(cloud.engine, PlannerOptions(), AuditRequest.from_body(fields))
 
 
 def _plan(cloud, audit: audits.Audit) -> plans.ActionPlan:

@@ -8,7 +8,7 @@ from placement import actionplan_opts, policy
 from placement.effects import registry
 from placement.handlers import base
 from placement.handlers.actionplans import audit_patch, listing, render
-from placement.handlers.actionplans.audit_body import audit_fields
+from placement.handlers.actionplans.audit_body import audit_request
 from placement.handlers.actionplans.preamble import Body, Lookup, responder
 from placement.objects.actionplans import audits, from_template
 from placement.schemas import NO_BODY
@@ -33,12 +33,12 @@ class Audits(base.Resource):
         returns={201: responses.AUDIT[1]},
     )
     def on_post(self, req: falcon.Request, resp: falcon.Response, data: dict) -> None:
-        fields = audit_fields(data, base.version(req))
-        fields = from_template.apply_template(self.deps.engine, fields)
+        request = audit_request(data, base.version(req))
+        request = from_template.apply_template(self.deps.engine, request)
         executor = registry.executor(self.deps.conf)
         installed = registry.installed_declarations(executor)
         options = actionplan_opts.planner_options(self.deps.conf, installed, executor)
-        audit = audits.create_audit(self.deps.engine, options, fields)
+        audit = audits.create_audit(self.deps.engine, options, request)
         resp.location = base.absolute_url(req, f"/v1/audits/{audit.uuid}")
         base.send_json(resp, render.audit(req, audit, detail=True), 201)
 

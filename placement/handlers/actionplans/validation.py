@@ -13,7 +13,13 @@ from placement import errors
 from placement.handlers import intake
 
 _FORMATS = jsonschema.FormatChecker(formats=())
-_FORMATS.checks("uuid")(uuidutils.is_uuid_like)
+
+
+@_FORMATS.checks("uuid")
+def _is_uuid(value: Any) -> bool:
+    """A text must be a uuid; other values are the ``type`` keyword's business (as
+    jsonschema's own formats), so a nullable uuid may be ``null``."""
+    return not isinstance(value, str) or uuidutils.is_uuid_like(value)
 
 
 def invalid_field(name: str, value: Any, reason: str) -> errors.BadRequest:

@@ -29,12 +29,12 @@ from sqlalchemy import or_, select, update
 from sqlalchemy.engine import Connection, Engine
 
 from placement.actionplans import states
+from placement.actionplans.audit_types import CONTINUOUS, EVENT
 from placement.actionplans.planners import PlannerOptions
 from placement.db import actionplan_tables as t
 from placement.db.transaction import reader, writer
 from placement.objects.actionplans import audits, planning
 
-CONTINUOUS, EVENT = "CONTINUOUS", "EVENT"
 #: Audits looked at per claim attempt (the longest due first).
 _CLAIM_WINDOW = 5
 
@@ -189,13 +189,9 @@ def ongoing_plan(engine: Engine) -> str | None:
 
 def plan(engine: Engine, options: PlannerOptions, claim: AuditClaim) -> planning.Planned:
     """Run the audit's strategy on the current capacity and plan (a read transaction)."""
-    fields = {
-        "goal": str(claim.goal_id),
-        "strategy": None if claim.strategy_id is None else str(claim.strategy_id),
-        "parameters": claim.parameters,
-    }
+    strategy = None if claim.strategy_id is None else str(claim.strategy_id)
     with reader(engine) as conn:
-        resolved = planning.resolve(conn, fields)
+        resolved = planning.resolve(conn, str(claim.goal_id), strategy, claim.parameters)
         return planning.plan_run(conn, options, resolved, claim.auto_trigger)
 
 

@@ -12,7 +12,8 @@ from sqlalchemy import insert, select
 from sqlalchemy.engine import Connection, Engine
 
 from placement import db
-from placement.actionplans import audit_changes, states
+from placement.actionplans import audit_changes, audit_types, states
+from placement.actionplans.audit_request import AuditRequest
 from placement.actionplans.errors import (
     ActionPlanIsOngoing,
     AuditStateNotAllowed,
@@ -24,10 +25,6 @@ from placement.db import actionplan_tables as t
 from placement.db.tables import utcnow
 from placement.objects.actionplans import paging, planning, state_change
 from placement.objects.actionplans.idents import by_ident, by_uuid_or_name
-
-#: The audit type planned in the request; the others wait for the audit runner.
-ONESHOT = "ONESHOT"
-EVENT = "EVENT"
 
 
 @dataclass(frozen=True)
@@ -102,16 +99,15 @@ def _get(conn: Connection, ident: str) -> Audit:
     return LISTING.one(conn, by_ident(t.audits, ident), ident)
 
 
-def create_audit(engine: Engine, planner_options: PlannerOptions, fields: dict[str, Any]) -> Audit:
+def create_audit(engine: Engine, planner_options: PlannerOptions, request: AuditRequest) -> Audit:
     """Create an audit; a ONESHOT one is planned here, in the request.
 
-    ``fields`` holds the validated POST body (``goal`` and ``audit_type``
-    required; ``strategy``, ``name``, ``parameters``, ``interval``,
-    ``auto_trigger``, ``force``, ``start_time``, ``end_time``, ``scope``
-    optional). Everything that can be refused is refused before anything is
-    written (unknown goal or strategy, bad parameters or actions, a consumer
-    without allocations, a taken name); one write transaction then stores
-    what is decided, so a failure stores nothing:
+    ``request`` is the checked POST body, its template (if any) already
+    applied (``from_template.apply_template``), so it names a goal.
+    Everything that can be refused is refused before anything is written
+    (unknown goal or strategy, bad parameters or actions, a consumer without
+    allocations, a taken name); one write transaction then stores what is
+    decided, so a failure stores nothing:
 
     * a CONTINUOUS or EVENT audit is stored PENDING, for the audit runner
       (doc/watcher-api.md §3.8);
@@ -122,22 +118,22 @@ def create_audit(engine: Engine, planner_options: PlannerOptions, fields: dict[s
     Opens its own transactions; returns the audit.
     """
     with db.reader(engine) as conn:
-        draft = _draft(conn, planner_options, fields)
+        draft = _draft(conn, planner_options, request)
         check_name_free(conn, draft.audit["name"])
     return db.run_in_transaction(engine, lambda conn: _store(conn, draft), write=True)
 
 
-def _draft(conn: Connection, planner_options: PlannerOptions, fields: dict[str, Any]) -> _Rows:
-    if fields["audit_type"] != ONESHOT:
-        resolved = planning.resolve(conn, fields)
+def _draft(conn: Connection, planner_options: PlannerOptions, request: AuditRequest) -> _Rows:
+    if request.audit_type != audit_types.ONESHOT:
+        resolved = planning.resolve_request(conn, request)
         planning.check_actions(conn, planner_options, resolved)
-        return _Rows(planning.audit_row(fields, resolved, states.PENDING))
-    running = None if fields.get("force") else ongoing_plan(conn)
+        return _Rows(planning.audit_row(request, resolved, states.PENDING))
+    running = None if request.force else ongoing_plan(conn)
     if running is not None:
-        resolved = planning.resolve(conn, fields)
-        audit = planning.audit_row(fields, resolved, states.CANCELLED)
+        resolved = planning.resolve_request(conn, request)
+        audit = planning.audit_row(request, resolved, states.CANCELLED)
         return _Rows({**audit, "status_message": str(ActionPlanIsOngoing(running))})
-    draft = planning.prepare(conn, planner_options, fields)
+    draft = planning.prepare(conn, planner_options, request)
     return _Rows(draft.audit, draft.plan, draft.actions)
 
 
@@ -271,7 +267,7 @@ def trigger_event(engine: Engine, ident: str, now: datetime.datetime | None = No
     moment = now or utcnow()
 
     def decide(audit: Audit) -> dict[str, Any]:
-        if audit.audit_type != EVENT:
+        if audit.audit_type != audit_types.EVENT:
             raise AuditTypeNotAllowed(audit.audit_type)
         if audit.state not in (states.PENDING, states.SUCCEEDED):
             raise AuditStateNotAllowed(audit.state)

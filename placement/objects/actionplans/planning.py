@@ -1,4 +1,4 @@
-"""From an audit's POST body to the rows to store: resolve, validate, solve, plan.
+"""From an audit request to the rows to store: resolve, validate, solve, plan.
 
 Everything here only reads (goals, strategies, and allocations for a planner
 that asks where an instance runs), so it runs in a reader transaction and every
@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import socket
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +18,7 @@ from sqlalchemy.engine import Connection
 
 from placement.actionplans import states
 from placement.actionplans.action_types import validate_actions
+from placement.actionplans.audit_request import AuditRequest
 from placement.actionplans.errors import NotFound
 from placement.actionplans.parameters import apply_strategy_parameters
 from placement.actionplans.planners import PlannerOptions, make_plan
@@ -58,29 +60,39 @@ class Planned:
     actions: list[dict[str, Any]]
 
 
-def prepare(conn: Connection, options: PlannerOptions, fields: dict[str, Any]) -> Draft:
+def prepare(conn: Connection, options: PlannerOptions, request: AuditRequest) -> Draft:
     """Resolve goal and strategy, run the strategy and the planner, build the rows
     of a ONESHOT audit run in the request (stored SUCCEEDED)."""
-    resolved = resolve(conn, fields)
-    planned = plan_run(conn, options, resolved, bool(fields.get("auto_trigger", False)))
-    audit = audit_row(fields, resolved, states.SUCCEEDED, hostname=socket.gethostname())
+    resolved = resolve_request(conn, request)
+    planned = plan_run(conn, options, resolved, request.auto_trigger)
+    audit = audit_row(request, resolved, states.SUCCEEDED, hostname=socket.gethostname())
     return Draft(audit=audit, plan=planned.plan, actions=planned.actions)
 
 
-def resolve(conn: Connection, fields: dict[str, Any]) -> Resolved:
-    """The goal, strategy and parameters ``fields`` name, each checked.
+def resolve_request(conn: Connection, request: AuditRequest) -> Resolved:
+    """What ``request`` (its template already applied) asks for: :func:`resolve`."""
+    assert request.goal is not None, "a template gives the goal: from_template runs first"
+    return resolve(conn, request.goal, request.strategy, request.parameters)
+
+
+def resolve(
+    conn: Connection, goal_ident: str, strategy_ident: str | None, parameters: Mapping[str, Any]
+) -> Resolved:
+    """The goal, strategy and parameters named (id, uuid or name), each checked.
 
     An unknown goal or strategy is NotFound whether or not a name was given (upstream
     answers 500 or drops the strategy). Parameters are checked against the named
     strategy's spec (the audit stores them with the defaults filled in); with no
     strategy they must be empty, and the goal's first strategy runs on its defaults.
     """
-    goal = _resolve(conn, goals.LISTING, fields["goal"])
-    chosen = fields.get("strategy")
-    strategy = None if chosen is None else _resolve(conn, strategies.LISTING, chosen)
+    goal = _resolve(conn, goals.LISTING, goal_ident)
+    strategy = (
+        None if strategy_ident is None else _resolve(conn, strategies.LISTING, strategy_ident)
+    )
     spec = strategy.parameters_spec if strategy else {}
-    parameters = apply_strategy_parameters(spec, fields.get("parameters") or {})
-    return Resolved(goal=goal, strategy=strategy, parameters=parameters)
+    return Resolved(
+        goal=goal, strategy=strategy, parameters=apply_strategy_parameters(spec, parameters)
+    )
 
 
 def check_actions(conn: Connection, options: PlannerOptions, resolved: Resolved) -> None:
@@ -135,26 +147,26 @@ def plan_run(
 
 
 def audit_row(
-    fields: dict[str, Any], resolved: Resolved, state: str, hostname: str | None = None
+    request: AuditRequest, resolved: Resolved, state: str, hostname: str | None = None
 ) -> dict[str, Any]:
-    """The audit row to insert for ``fields`` (the checked POST body) in ``state``."""
+    """The audit row to insert for ``request`` (checked, its template applied) in ``state``."""
     named = resolved.strategy or resolved.goal
-    name = fields.get("name") or f"{named.name}-{utcnow().isoformat()}"
+    name = request.name or f"{named.name}-{utcnow().isoformat()}"
     return {
         "uuid": str(uuid.uuid4()),
         "name": name[:NAME_LENGTH],
         "deleted": 0,
-        "audit_type": fields["audit_type"],
+        "audit_type": request.audit_type,
         "state": state,
         "goal_id": resolved.goal.id,
         "strategy_id": resolved.strategy.id if resolved.strategy else None,
         "parameters": resolved.parameters,
-        "interval": fields.get("interval"),
-        "scope": fields.get("scope") or [],
-        "auto_trigger": bool(fields.get("auto_trigger", False)),
-        "force": bool(fields.get("force", False)),
-        "start_time": fields.get("start_time"),
-        "end_time": fields.get("end_time"),
+        "interval": request.interval,
+        "scope": list(request.scope),
+        "auto_trigger": request.auto_trigger,
+        "force": request.force,
+        "start_time": request.start_time,
+        "end_time": request.end_time,
         "hostname": hostname,
     }
 

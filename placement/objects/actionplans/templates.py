@@ -108,7 +108,8 @@ def create_template(engine: Engine, attributes: dict[str, Any]) -> AuditTemplate
 
 
 def update_template(engine: Engine, ident: str, changes: dict[str, Any]) -> AuditTemplate:
-    """Apply ``changes`` (attribute → new value, None to remove) to the live template
+    """Apply ``changes`` (attribute → new value, None to remove; a null goal leaves it
+    as it was) to the live template
     ``ident`` and check the result whole (as :func:`create_template`). Changing the goal or
     strategy of a template with default parameters needs new ones in the same change
     (DefaultParametersOutdated otherwise, as upstream). Opens its own transaction."""
@@ -118,7 +119,7 @@ def update_template(engine: Engine, ident: str, changes: dict[str, Any]) -> Audi
         retargeted = {"goal", "strategy"} & changes.keys()
         if found.default_parameters and retargeted and "default_parameters" not in changes:
             raise errors.DefaultParametersOutdated()
-        values = _checked(conn, {**_attributes_of(found), **changes})
+        values = _checked(conn, {**_attributes_of(found), **_without_null_goal(changes)})
         statement = update(t.audit_templates).where(t.audit_templates.c.id == found.id)
         _write(conn, statement.values(**values), values["name"], found.id)
         return get(conn, found.uuid)
@@ -139,6 +140,13 @@ def delete_template(engine: Engine, ident: str) -> None:
         )
 
     db.run_in_transaction(engine, delete, write=True)
+
+
+def _without_null_goal(changes: dict[str, Any]) -> dict[str, Any]:
+    """``changes`` without a null goal: upstream leaves the goal as it was."""
+    if "goal" in changes and changes["goal"] is None:
+        return {key: value for key, value in changes.items() if key != "goal"}
+    return changes
 
 
 def _attributes_of(found: AuditTemplate) -> dict[str, Any]:

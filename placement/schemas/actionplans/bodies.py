@@ -8,21 +8,27 @@ _UUID_REASON = "unable to convert to uuid. Error: Expected a uuid but received {
 _READ_ONLY = {"readOnly": True}
 
 #: ``POST /v1/audits``. ``audit_type`` values are checked by the handler, which
-#: names an unknown type in upstream's words.
+#: names an unknown type in upstream's words. A ``null`` is an attribute not
+#: given (placement/actionplans/audit_request.py), except where upstream
+#: answers a 500 (``auto_trigger``: refused here) or refuses it (read-only ones).
 AUDIT_CREATE: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "audit_type": {"type": "string"},
-        "goal": {"type": "string"},
-        "strategy": {"type": "string"},
-        "audit_template_uuid": {"type": "string", "format": "uuid", "invalid": _UUID_REASON},
-        "parameters": {"type": "object"},
+        "audit_type": {"type": ["string", "null"]},
+        "goal": {"type": ["string", "null"]},
+        "strategy": {"type": ["string", "null"]},
+        "audit_template_uuid": {
+            "type": ["string", "null"],
+            "format": "uuid",
+            "invalid": _UUID_REASON,
+        },
+        "parameters": {"type": ["object", "null"]},
         "interval": {"type": ["string", "null"]},
-        "name": {"type": "string"},
+        "name": {"type": ["string", "null"]},
         "auto_trigger": {"type": "boolean"},
         "start_time": {"type": ["string", "null"]},
         "end_time": {"type": ["string", "null"]},
-        "force": {"type": "boolean"},
+        "force": {"type": ["boolean", "null"]},
         "state": _READ_ONLY,
         "scope": _READ_ONLY,
         "hostname": _READ_ONLY,

@@ -8,6 +8,7 @@ from typing import Any
 
 import sqlalchemy
 
+from placement.actionplans.audit_request import AuditRequest
 from placement.actionplans.planners import PlannerOptions
 from placement.db import actionplan_tables as t
 from placement.db import reader
@@ -37,7 +38,7 @@ class Store:
         fields.setdefault("force", True)
         if "parameters" not in fields:
             fields["parameters"] = {"actions": list(items or nops(3))}
-        return audits.create_audit(self.engine, self.options, fields)
+        return audits.create_audit(self.engine, self.options, AuditRequest.from_body(fields))
 
     def plan_of(self, audit: Audit) -> ActionPlan:
         (plan,) = plans.list_plans(self.engine, paging.Page(), audit_uuid=audit.uuid)

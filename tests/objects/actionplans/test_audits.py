@@ -11,6 +11,7 @@ from dataclasses import replace
 import pytest
 
 from placement.actionplans import errors
+from placement.actionplans.audit_request import AuditRequest
 from placement.actionplans.planners import options as planner_defaults
 from placement.db import actionplan_tables as t
 from placement.effects import registry
@@ -335,10 +336,12 @@ def test_an_installed_plugin_type_enters_a_plan_by_its_declaration(store, plugin
     with pytest.raises(
         errors.InvalidActionParameters, match=r"^actions\[0\]\.input_parameters\.seconds"
     ):
-        audits.create_audit(store.engine, options, _actuator(bad))
+        audits.create_audit(store.engine, options, AuditRequest.from_body(_actuator(bad)))
     assert store.counts() == before
     good = {"action_type": "wait", "input_parameters": {"seconds": 1}}
-    audit = audits.create_audit(store.engine, options, _actuator(good, nop("after")))
+    audit = audits.create_audit(
+        store.engine, options, AuditRequest.from_body(_actuator(good, nop("after")))
+    )
     planned = store.actions_of(store.plan_of(audit))
     assert [action.action_type for action in planned] == ["nop", "wait"]
 

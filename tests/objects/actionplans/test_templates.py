@@ -7,6 +7,7 @@ import uuid
 import pytest
 
 from placement.actionplans import errors
+from placement.actionplans.audit_request import AuditRequest
 from placement.objects.actionplans import from_template, paging, templates
 from tests.objects.actionplans.store import Store
 
@@ -89,6 +90,24 @@ def test_update_checks_the_result_whole(store: Store) -> None:
     assert changed.uuid == made.uuid and changed.updated_at is not None
 
 
+def test_a_null_goal_leaves_the_goal_but_asks_for_new_default_parameters(store: Store) -> None:
+    bare, with_defaults = _name(), _name()
+    templates.create_template(store.engine, {"name": bare, "goal": "dummy", "strategy": "dummy"})
+    templates.create_template(
+        store.engine,
+        {
+            "name": with_defaults,
+            "goal": "dummy",
+            "strategy": "dummy",
+            "default_parameters": {"para1": 2},
+        },
+    )
+    changed = templates.update_template(store.engine, bare, {"goal": None})
+    assert (changed.goal_name, changed.strategy_name) == ("dummy", "dummy")
+    with pytest.raises(errors.DefaultParametersOutdated):
+        templates.update_template(store.engine, with_defaults, {"goal": None})
+
+
 def test_list_filters_by_goal_and_strategy(store: Store) -> None:
     name = _name()
     templates.create_template(store.engine, {"name": name, "goal": "saving_energy"})
@@ -110,24 +129,25 @@ def test_an_audit_takes_goal_strategy_scope_and_defaults_under_its_own(store: St
             "default_parameters": {"para1": 2, "para2": "x"},
         },
     )
-    body = {"audit_type": "ONESHOT", "audit_template_uuid": made.uuid, "parameters": {"para1": 4}}
-    fields = from_template.apply_template(store.engine, body)
-    assert fields == {
-        "audit_type": "ONESHOT",
-        "goal": made.goal_uuid,
-        "strategy": made.strategy_uuid,
-        "scope": scope,
-        "parameters": {"para1": 4, "para2": "x"},
-    }
+    request = AuditRequest(
+        audit_type="ONESHOT", audit_template_uuid=made.uuid, parameters={"para1": 4}
+    )
+    assert from_template.apply_template(store.engine, request) == AuditRequest(
+        audit_type="ONESHOT",
+        goal=made.goal_uuid,
+        strategy=made.strategy_uuid,
+        scope=scope,
+        parameters={"para1": 4, "para2": "x"},
+    )
 
 
 def test_an_audit_without_strategy_is_named_after_its_template(store: Store) -> None:
     made = templates.create_template(store.engine, {"name": _name(), "goal": "dummy"})
-    fields = from_template.apply_template(
-        store.engine, {"audit_type": "ONESHOT", "audit_template_uuid": made.uuid}
+    request = from_template.apply_template(
+        store.engine, AuditRequest(audit_type="ONESHOT", audit_template_uuid=made.uuid)
     )
-    assert fields["name"].startswith(f"{made.name}-20")
-    assert "strategy" not in fields
+    assert request.name is not None and request.name.startswith(f"{made.name}-20")
+    assert request.strategy is None
 
 
 def test_a_deleted_or_unknown_template_is_refused(store: Store) -> None:
@@ -136,10 +156,10 @@ def test_a_deleted_or_unknown_template_is_refused(store: Store) -> None:
     for ident in (made.uuid, str(uuid.uuid4())):
         with pytest.raises(errors.UnknownTemplate):
             from_template.apply_template(
-                store.engine, {"audit_type": "ONESHOT", "audit_template_uuid": ident}
+                store.engine, AuditRequest(audit_type="ONESHOT", audit_template_uuid=ident)
             )
 
 
 def test_a_body_without_template_is_left_as_it_is(store: Store) -> None:
-    body = {"audit_type": "ONESHOT", "goal": "dummy"}
-    assert from_template.apply_template(store.engine, body) is body
+    request = AuditRequest(audit_type="ONESHOT", goal="dummy")
+    assert from_template.apply_template(store.engine, request) is request
