@@ -41,13 +41,15 @@ def gunicorn(
     options: Sequence[str] = (),
     environ: dict[str, str] | None = None,
     auth_strategy: str = "noauth2",
+    application: str = "placement.wsgi.api:application",
 ) -> Iterator[str]:
     """Serve ``database_url`` until the block ends; yields the base URL.
 
     ``conf_extra`` is appended to the ``placement.conf``; ``options`` are
     more gunicorn command-line options (``-c python:...``); ``environ``
     adds to the server's environment; ``auth_strategy`` is ``[api]``'s
-    (``keystone`` wants a ``[keystone_authtoken]`` section in ``conf_extra``).
+    (``keystone`` wants a ``[keystone_authtoken]`` section in ``conf_extra``);
+    ``application`` the WSGI entry point served.
     """
     with tempfile.TemporaryDirectory(prefix="placement-server-") as confdir:
         with open(os.path.join(confdir, "placement.conf"), "w") as conf:
@@ -72,7 +74,7 @@ def gunicorn(
                     "5",
                     "--no-control-socket",
                     *options,
-                    "placement.wsgi.api:application",
+                    application,
                 ],
                 stdout=log,
                 stderr=subprocess.STDOUT,
