@@ -310,9 +310,10 @@ def render(
 ) -> tuple[str, bytes]:
     """Render ``error`` as (content type, body) for the request's Accept.
 
-    Under ``/v1`` (Watcher's API) the body is always Watcher's instead.
+    Under ``/v1``, and anywhere on Watcher's own endpoint, the body is always
+    Watcher's instead.
     """
-    if microversion.is_infra_optim_path(environ.get("PATH_INFO", "")):
+    if microversion.is_watcher_request(environ):
         return "application/json", _infra_optim_body(error, environ)
     status = error.status
     title = _title(status)
@@ -343,10 +344,10 @@ def html_page(error: PlacementError, environ: dict) -> bytes | None:
     """``error``'s HTML page when the request prefers HTML, else None.
 
     For the layers that answer before the error renderer (the auth layer's
-    401s) and otherwise keep their own document; never under ``/v1``, where
-    Watcher's JSON is the only form.
+    401s) and otherwise keep their own document; never for Watcher's API
+    (:func:`microversion.is_watcher_request`), whose JSON is the only form.
     """
-    if microversion.is_infra_optim_path(environ.get("PATH_INFO", "")):
+    if microversion.is_watcher_request(environ):
         return None
     if _preferred_format(environ.get("HTTP_ACCEPT")) != "html":
         return None

@@ -144,6 +144,25 @@ def is_infra_optim_path(path: str) -> bool:
     return path == INFRA_OPTIM_PREFIX or path.startswith(INFRA_OPTIM_PREFIX + "/")
 
 
+#: Where Placement's port serves Watcher's own endpoint, as devstack mounts upstream's.
+WATCHER_ENDPOINT_PREFIX = "/infra-optim"
+#: WSGI environment key marking a request made on Watcher's own endpoint
+#: (``placement.wsgi.watcher``, or under ``/infra-optim`` on Placement's port),
+#: where every path is Watcher's and ``/`` is Watcher's version document.
+WATCHER_ENDPOINT_KEY = "placement.watcher_endpoint"
+
+
+def on_watcher_endpoint(environ: dict) -> bool:
+    """Whether the request was made on Watcher's own endpoint."""
+    return bool(environ.get(WATCHER_ENDPOINT_KEY))
+
+
+def is_watcher_request(environ: dict) -> bool:
+    """Whether Watcher's API answers the request (and so its error document):
+    anything on Watcher's own endpoint, and ``/v1`` and below on Placement's."""
+    return on_watcher_endpoint(environ) or is_infra_optim_path(environ.get("PATH_INFO", ""))
+
+
 def parse_infra_optim(header: str | None) -> Version:
     """Negotiate a ``/v1`` request's version the way Watcher does.
 

@@ -76,10 +76,14 @@ def fixture_module(backend: str) -> types.ModuleType:
 
         #: ``{group: {option: value}}`` set on the configuration.
         overrides: dict = {}
+        #: Watcher's API alone (``placement.wsgi.watcher``) instead of the whole API.
+        watcher_only = False
 
         def start_fixture(self) -> None:
             _export_ids()
-            self._context = rig.placement_app(backend, **self.overrides)
+            self._context = rig.placement_app(
+                backend, watcher_only=self.watcher_only, **self.overrides
+            )
             self.app, self.conf = self._context.__enter__()
             _CURRENT["app"] = self.app
             # Every answer a story gets must be one the OpenAPI description allows.

@@ -152,13 +152,16 @@ def migrated_database(backend: str) -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def placement_app(backend: str, **overrides: dict) -> Iterator[tuple]:
-    """Yield ``(wsgi_app, conf)`` on a fresh, migrated database."""
+def placement_app(
+    backend: str, *, watcher_only: bool = False, **overrides: dict
+) -> Iterator[tuple]:
+    """Yield ``(wsgi_app, conf)`` on a fresh, migrated database (``watcher_only``:
+    Watcher's API alone, ``placement.wsgi.watcher``'s application)."""
     from placement.wsgi import create_app
 
     with migrated_database(backend) as url:
         conf = make_conf(url, **overrides)
-        app = create_app(conf)
+        app = create_app(conf, watcher_only=watcher_only)
         try:
             yield app, conf
         finally:

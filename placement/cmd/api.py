@@ -14,6 +14,8 @@ configuration, started again when it dies, stopped with the server), so a
 started action plan is applied with nothing else running; ``--applier`` /
 ``--no-applier`` override that. It runs one ``placement-audit-runner`` the
 same way, so CONTINUOUS audits run (``--audit-runner`` / ``--no-audit-runner``).
+Start-up says where the console is and which URL to register as Watcher's
+(``infra-optim``) endpoint.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from oslo_config import cfg
 
 from placement import conf as placement_conf
 from placement import logs, monitoring_opts
+from placement import microversion as mv
 from placement.cmd import supervisor
 
 if TYPE_CHECKING:  # placement.wsgi itself is imported only once configured
@@ -139,13 +142,24 @@ def _supervised(
     return supervisor.Supervisor(name, lambda: _start_child(module, args, database))
 
 
+def _base_url(host: str, port: int) -> str:
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}"
+
+
 def console_url(host: str, port: int) -> str:
     """Where a browser opens the web console of a server bound to ``host:port``."""
-    shown = f"[{host}]" if ":" in host else host
-    return f"http://{shown}:{port}/console/"
+    return f"{_base_url(host, port)}/console/"
 
 
-def _announce_embedded(path: str, strategy: str, console: str) -> None:
+def infra_optim_url(host: str, port: int) -> str:
+    """The URL to register as Watcher's (``infra-optim``) endpoint of a server
+    bound to ``host:port``: Watcher's endpoint under its prefix
+    (``placement/wsgi/endpoint.py``)."""
+    return f"{_base_url(host, port)}{mv.WATCHER_ENDPOINT_PREFIX}"
+
+
+def _announce_embedded(path: str, strategy: str, args: argparse.Namespace) -> None:
     """Say loudly, on stderr, that this server runs on the development default."""
     rule = "*" * 78
     trust = " (ANY token is accepted; 'admin' is an ADMINISTRATOR)" if strategy == "noauth2" else ""
@@ -155,7 +169,8 @@ def _announce_embedded(path: str, strategy: str, console: str) -> None:
         "for development only:",
         f"  database       SQLite file {path} (created and migrated here)",
         f"  auth_strategy  {strategy}{trust}",
-        f"  console        {console} (open it in a browser)",
+        f"  console        {console_url(args.host, args.port)} (open it in a browser)",
+        f"  infra-optim    {infra_optim_url(args.host, args.port)} (Watcher's endpoint)",
         "For a deployment, set [placement_database] connection in placement.conf",
         "(see README.rst, 'Configuration').",
         rule,
@@ -194,7 +209,11 @@ def _prepare_master(conf: cfg.ConfigOpts, args: argparse.Namespace) -> GunicornH
     hooks = instrument.gunicorn_hooks(conf)  # before any app: metrics' storage
     create_app(conf)  # fail fast, migrate once in the master process
     logging.getLogger("placement").info(instrument.describe(conf))
-    logging.getLogger("placement").info("Console: %s", console_url(args.host, args.port))
+    log = logging.getLogger("placement")
+    log.info("Console: %s", console_url(args.host, args.port))
+    log.info(
+        "Watcher's endpoint (register it as infra-optim): %s", infra_optim_url(args.host, args.port)
+    )
     return hooks
 
 
@@ -205,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
         conf = placement_conf.load(rest, default_config_files=config_files, prog="placement-api")
         embedded = placement_conf.use_embedded_default(conf)
         if embedded is not None:
-            _announce_embedded(embedded, conf.api.auth_strategy, console_url(args.host, args.port))
+            _announce_embedded(embedded, conf.api.auth_strategy, args)
         _refuse_unsafe_binds(conf, args)
         hooks = _prepare_master(conf, args)
     except placement_conf.ConfigError as exc:

@@ -81,9 +81,12 @@ class RequestMetrics:
 
 
 def instrument(
-    conf: cfg.ConfigOpts, engine: sqlalchemy.Engine, falcon_app: falcon.App, app: auth.WSGIApp
+    conf: cfg.ConfigOpts,
+    engine: sqlalchemy.Engine,
+    routers: Iterable[falcon.App],
+    app: auth.WSGIApp,
 ) -> auth.WSGIApp:
-    """``app`` measured, if ``[metrics] enabled``; ``falcon_app`` is its router.
+    """``app`` measured, if ``[metrics] enabled``; ``routers`` are its routers.
 
     Outside a gunicorn prepared by :func:`gunicorn_hooks` (no multiprocess
     directory) this process is the only one and serves its own exposition;
@@ -99,7 +102,8 @@ def instrument(
             "Under gunicorn with several workers, start it with "
             "'-c python:placement.wsgi.gunicorn_conf'.",
         )
-    falcon_app.add_middleware(RouteLabel())
+    for router in routers:
+        router.add_middleware(RouteLabel())
     return RequestMetrics(app)
 
 

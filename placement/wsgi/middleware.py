@@ -153,8 +153,15 @@ def _negotiate_infra_optim(req: falcon.Request, header: str | None) -> None:
     }
 
 
+def _is_infra_optim(req: falcon.Request) -> bool:
+    """Whether the request negotiates Watcher's version: ``/v1`` and below, and
+    every path on Watcher's endpoint but its version document ``/``."""
+    path = req.path
+    return mv.is_infra_optim_path(path) or (mv.on_watcher_endpoint(req.env) and path != "/")
+
+
 class InfraOptimTrailingSlash:
-    """Falcon middleware: ``/v1/goals/`` routes as ``/v1/goals``.
+    """Falcon middleware: ``/v1/goals/`` routes as ``/v1/goals``, ``/v1/`` as ``/v1``.
 
     python-watcherclient puts a slash before every query string
     (``/v1/goals/?limit=2``); Placement's own paths keep their strict routing.
@@ -162,35 +169,43 @@ class InfraOptimTrailingSlash:
 
     def process_request(self, req: falcon.Request, resp: falcon.Response) -> None:
         path = req.path
-        if mv.is_infra_optim_path(path) and path.endswith("/") and len(path) > 4:
+        if _is_infra_optim(req) and path.endswith("/"):
             req.path = path[:-1]
+
+
+def _check_content_length(req: falcon.Request) -> None:
+    """A ``Content-Length`` must be an integer, and a body must say its type."""
+    length = req.env.get("CONTENT_LENGTH")
+    if not length:
+        return
+    try:
+        length_value = int(length)
+    except ValueError:
+        raise _without_vary(errors.BadRequest("content-length header must be an integer")) from None
+    if length_value > 0 and not req.env.get("CONTENT_TYPE"):
+        raise _without_vary(
+            errors.BadRequest("content-type header required when content-length > 0")
+        )
 
 
 class MicroversionMiddleware:
     """Falcon middleware: negotiate the version, then pre-routing checks, in
-    upstream's order: the version, ``Content-Length``, a path no route has."""
+    upstream's order: the version, ``Content-Length``, a path no route has.
+
+    Watcher's version document on its own endpoint negotiates nothing, as
+    upstream's: its answer has no version header.
+    """
 
     def process_request(self, req: falcon.Request, resp: falcon.Response) -> None:
         req.context.microversion = None
         req.context.infra_optim_headers = None
         header = req.get_header(mv.HEADER)
-        infra_optim = mv.is_infra_optim_path(req.path)
+        infra_optim = _is_infra_optim(req)
         if infra_optim:
             _negotiate_infra_optim(req, header)
-        else:
+        elif not mv.on_watcher_endpoint(req.env):
             self._negotiate_placement(req, header)
-        length = req.env.get("CONTENT_LENGTH")
-        if length:
-            try:
-                length_value = int(length)
-            except ValueError:
-                raise _without_vary(
-                    errors.BadRequest("content-length header must be an integer")
-                ) from None
-            if length_value > 0 and not req.env.get("CONTENT_TYPE"):
-                raise _without_vary(
-                    errors.BadRequest("content-type header required when content-length > 0")
-                )
+        _check_content_length(req)
         if not infra_optim and routes.has_empty_segment(req.path):
             raise _without_vary(errors.NotFound(""))
 

@@ -1,8 +1,10 @@
-"""The URL map: each path, the resource serving it, its ``Allow`` header.
+"""The URL maps: each path, the resource serving it, its ``Allow`` header.
 
-Resources for areas not written yet are simply absent; adding an area means
-adding its rows here. A Placement path with an empty segment matches no
-route (:func:`has_empty_segment`).
+:data:`ROUTES` is Placement's port (Placement's API, Watcher's beside it
+under ``/v1``), :data:`WATCHER_ROUTES` Watcher's own endpoint
+(``placement/wsgi/endpoint.py``): its version document at ``/``, then the
+same ``/v1`` rows. Adding an area means adding its rows here. A Placement
+path with an empty segment matches no route (:func:`has_empty_segment`).
 """
 
 from __future__ import annotations
@@ -27,12 +29,15 @@ from placement.handlers.actionplans import audit_templates as ap_templates
 from placement.handlers.actionplans import audits as ap_audits
 from placement.handlers.actionplans import catalog as ap_catalog
 from placement.handlers.actionplans import data_model as ap_data_model
+from placement.handlers.actionplans import root as ap_root
 from placement.handlers.actionplans import scoring_engines as ap_scoring
 from placement.handlers.actionplans import services as ap_services
 from placement.handlers.actionplans import webhooks as ap_webhooks
 
-# (path template, resource class, methods in upstream's ``Allow`` order)
-ROUTES: list[tuple[str, type, str]] = [
+#: (path template, resource class, methods in upstream's ``Allow`` order)
+Table = list[tuple[str, type, str]]
+
+PLACEMENT_ROUTES: Table = [
     ("/", root.Root, "GET"),
     ("/resource_classes", resource_class.ResourceClasses, "GET, POST"),
     ("/resource_classes/{name}", resource_class.ResourceClass, "GET, PUT, DELETE"),
@@ -59,7 +64,11 @@ ROUTES: list[tuple[str, type, str]] = [
     ("/console/api/capacity", console.Capacity, "GET"),
     # Our addition, outside the Placement namespace (the console's "why?" and scripts).
     ("/diagnostics/allocation_candidates", diagnostics.CandidateDiagnostics, "GET"),
-    # Watcher's API (infra-optim), only under /v1.
+]
+
+#: Watcher's API (infra-optim), under /v1 wherever it is served.
+INFRA_OPTIM_ROUTES: Table = [
+    ("/v1", ap_root.V1Root, "GET"),
     ("/v1/goals", ap_catalog.Goals, "GET"),
     ("/v1/goals/detail", ap_catalog.GoalsDetail, "GET"),
     ("/v1/goals/{ident}", ap_catalog.Goal, "GET"),
@@ -89,6 +98,11 @@ ROUTES: list[tuple[str, type, str]] = [
     ("/v1/data_model", ap_data_model.DataModel, "GET"),
     ("/v1/webhooks/{ident}", ap_webhooks.Webhook, "POST"),
 ]
+
+#: Placement's port.
+ROUTES: Table = [*PLACEMENT_ROUTES, *INFRA_OPTIM_ROUTES]
+#: Watcher's own endpoint: no Placement route there.
+WATCHER_ROUTES: Table = [("/", ap_root.Versions, "GET"), *INFRA_OPTIM_ROUTES]
 
 
 def has_empty_segment(path: str) -> bool:

@@ -111,6 +111,15 @@ def test_embedded_database_and_loud_banner(embedded_server):
     assert "auth_strategy  noauth2 (ANY token is accepted; 'admin' is an ADMINISTRATOR)" in text
     assert f"console        {base}/console/ (open it in a browser)" in text
     assert f"Console: {base}/console/" in text
+    assert f"infra-optim    {base}/infra-optim (Watcher's endpoint)" in text
+    assert f"Watcher's endpoint (register it as infra-optim): {base}/infra-optim" in text
+
+
+def test_the_infra_optim_url_it_prints_is_watchers_endpoint(embedded_server):
+    base, _, _ = embedded_server
+    status, _, body = _request(base + "/infra-optim")
+    assert status == 200
+    assert body["default_version"]["links"] == [{"href": f"{base}/infra-optim/v1/", "rel": "self"}]
 
 
 def test_start_up_says_where_metrics_would_be(embedded_server):

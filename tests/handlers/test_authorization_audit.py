@@ -27,8 +27,8 @@ PARAMS = {
 
 def _cases():
     for template, resource, _allow in routes.ROUTES:
-        if template == "/":
-            continue  # the version document has no policy
+        if template in ("/", "/v1"):
+            continue  # the version documents have no policy
         if template.startswith("/v1/"):
             continue  # Watcher's order: tests/handlers/actionplans/test_authorization_order.py
         for method in METHODS:

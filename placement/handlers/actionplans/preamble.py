@@ -120,8 +120,27 @@ def _too_old(minimum: mv.Version) -> errors.PlacementError:
     return errors.BadRequest(f"API microversion {minimum} or higher is required.")
 
 
+def _steps(
+    rule: str | None,
+    lookup: Lookup | None,
+    minimum: mv.Version | None,
+    body: Body | None,
+    query: Query | None,
+) -> list[preamble.Step]:
+    """The preamble's steps in Watcher's order (see the module)."""
+    steps: list[preamble.Step] = []
+    if minimum is not None:
+        steps.append(preamble.since(minimum, _too_old))
+    if lookup is not None:
+        steps.append(lookup)
+    if rule is not None:
+        steps.append(preamble.authorized(rule, denial=_WATCHER_DENIAL))
+    steps.extend(step for step in (body, query) if step is not None)
+    return steps
+
+
 def responder(
-    rule: str,
+    rule: str | None,
     *,
     lookup: Lookup | None = None,
     minimum: mv.Version | None = None,
@@ -133,17 +152,10 @@ def responder(
 
     The responder gets ``found``, ``data`` and ``params`` keywords; the domain
     errors it raises become HTTP errors, a refused JSON-Patch quoted.
-    ``returns`` states the answers' bodies by status.
+    ``returns`` states the answers' bodies by status. ``rule`` is None only
+    for the version documents (``root.py``), which upstream checks no rule for.
     """
-    steps: list[preamble.Step] = []
-    if minimum is not None:
-        steps.append(preamble.since(minimum, _too_old))
-    if lookup is not None:
-        steps.append(lookup)
-    steps.append(preamble.authorized(rule, denial=_WATCHER_DENIAL))
-    for step in (body, query):
-        if step is not None:
-            steps.append(step)
+    steps = _steps(rule, lookup, minimum, body, query)
     quote_patch = body is not None and body.argument is None
     declared = preamble.Declaration(
         rule,
