@@ -42,7 +42,8 @@ FEATURES: Final = 9
 #: Workloads ``dummy_scorer`` tells apart (its metainfo names them in this order).
 IDLE, CPU_INTENSIVE, MEMORY_INTENSIVE, DISK_INTENSIVE = 0, 1, 2, 3
 
-_MIB = 1024 * 1024
+#: A mebibyte: the disk thresholds are in MiB per second.
+MIB: Final = 1024 * 1024
 
 #: Upstream's metainfo of ``dummy_scorer``, byte for byte (the API shows it as is).
 DUMMY_SCORER_METAINFO: Final = """{
@@ -112,7 +113,7 @@ def _dominant(values: Sequence[float]) -> int:
         return CPU_INTENSIVE
     if min(values[PAGE_READS], values[PAGE_WRITES]) >= 1000:
         return MEMORY_INTENSIVE
-    if min(values[DISK_READ], values[DISK_WRITE]) >= 50 * _MIB:
+    if min(values[DISK_READ], values[DISK_WRITE]) >= 50 * MIB:
         return DISK_INTENSIVE
     return IDLE
 

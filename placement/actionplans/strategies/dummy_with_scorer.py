@@ -15,14 +15,13 @@ from typing import Any
 
 from placement.actionplans.action_types.names import NOP, SLEEP
 from placement.actionplans.planners import weight
-from placement.actionplans.scoring import SCORING_ENGINES_BY_NAME
+from placement.actionplans.scoring import MIB, SCORING_ENGINES_BY_NAME
 from placement.actionplans.solution import Solution
 from placement.actionplans.strategies.declaration import Strategy
 from placement.actionplans.strategies.dummy import example_parameters
 from placement.actionplans.world import World
 
-_GIB = 1024 * 1024 * 1024
-_MIB = 1024 * 1024
+_GIB = 1024 * MIB
 
 
 def solve(parameters: dict[str, Any], world: World) -> Solution:
@@ -57,10 +56,10 @@ def telemetry(rng: random.Random) -> list[int]:
         rng.randint(1 * _GIB, 4 * _GIB),
         rng.randint(0, 2000),
         rng.randint(0, 2000),
-        rng.randint(0, 200 * _MIB),
-        rng.randint(0, 200 * _MIB),
-        rng.randint(0, 20 * _MIB),
-        rng.randint(0, 10 * _MIB),
+        rng.randint(0, 200 * MIB),
+        rng.randint(0, 200 * MIB),
+        rng.randint(0, 20 * MIB),
+        rng.randint(0, 10 * MIB),
     ]
 
 
