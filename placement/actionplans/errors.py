@@ -217,6 +217,10 @@ class ConsumersCannotBePlaced(Invalid):
         return ", ".join(self.consumers)
 
 
+class InvalidFeatures(Invalid):
+    """A scoring engine's features are not what it reads (the reason is the message)."""
+
+
 class InvalidInterval(Invalid):
     """An audit ``interval`` that is neither a positive number of seconds nor a cron
     expression of 5 to 7 fields (upstream answers a bad cron with a 500)."""

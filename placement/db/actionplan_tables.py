@@ -94,6 +94,19 @@ strategies = Table(
     Index("strategies_goal_id_idx", "goal_id"),
 )
 
+#: The scoring engines ``/v1/scoring_engines`` lists, written at start-up from
+#: ``placement.actionplans.scoring`` as goals and strategies are (uuids stay).
+scoring_engines = Table(
+    "scoring_engines",
+    metadata,
+    *_identity("scoring_engines"),
+    Column("name", String(63), nullable=False),
+    Column("description", String(255), nullable=True),
+    Column("metainfo", Text, nullable=True),
+    *_timestamps(),
+    UniqueConstraint("name", name="uniq_scoring_engines0name"),
+)
+
 audits = Table(
     "audits",
     metadata,

@@ -68,7 +68,8 @@ def _auth_layers(conf: cfg.ConfigOpts, app: auth.WSGIApp) -> auth.WSGIApp:
 
 
 def _sync_actionplan_catalog(engine: sqlalchemy.Engine) -> None:
-    """Write the built-in goals and strategies, if ``db sync`` created their tables.
+    """Write the built-in goals, strategies and scoring engines, if ``db sync`` created
+    their tables.
 
     A database last synced by upstream Placement (or by a release of ours
     without action plans) lacks them; the Placement API still serves it, and

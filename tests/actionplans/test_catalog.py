@@ -63,6 +63,13 @@ def test_strategies_we_run_in_entry_point_order():
     assert [(s.name, s.display_name, s.goal, s.planner) for s in catalog.STRATEGIES] == [
         ("actuator", "Actuator", "unclassified", None),
         ("dummy", "Dummy strategy", "dummy", "weight"),
+        ("dummy_with_resize", "Dummy strategy with resize", "dummy", "weight"),
+        (
+            "dummy_with_scorer",
+            "Dummy Strategy using sample Scoring Engines",
+            "dummy",
+            "weight",
+        ),
         ("host_maintenance", "Host Maintenance Strategy", "cluster_maintaining", "weight"),
         (
             "node_resource_consolidation",
@@ -122,6 +129,18 @@ def test_dummy_parameters_spec_is_upstreams():
         '"default": "hello"}}}'
     )
     assert catalog.STRATEGIES_BY_NAME["dummy"].parameters_spec == upstream
+    assert catalog.STRATEGIES_BY_NAME["dummy_with_resize"].parameters_spec == upstream
+    renamed = json.loads(json.dumps(upstream).replace('"para', '"param'))
+    assert catalog.STRATEGIES_BY_NAME["dummy_with_scorer"].parameters_spec == renamed
+
+
+def test_the_four_scoring_engines_in_upstreams_order():
+    assert [(e.name, e.description, e.metainfo == "") for e in catalog.SCORING_ENGINES] == [
+        ("dummy_scorer", "Dummy workload classifier", False),
+        ("dummy_min_scorer", "Dummy Scorer calculating the minimum value", True),
+        ("dummy_max_scorer", "Dummy Scorer calculating the maximum value", True),
+        ("dummy_avg_scorer", "Dummy Scorer calculating the average value", True),
+    ]
 
 
 def test_actuator_spec_is_upstreams_plus_the_planner_choice():

@@ -9,7 +9,7 @@
 # SUCCEEDED, its consumers found moved and the node disabled; audit templates
 # (created with a scope and default parameters, listed, shown, updated, used by
 # `audit create -a`, deleted); the applier among the services; a strategy's
-# state, the (empty) scoring engines and the compute data model. Checks what
+# state, the scoring engines and the compute data model. Checks what
 # the client prints, in table form where the client formats fields itself and
 # as JSON where a check looks inside. Any failed command or unexpected answer
 # stops the scenario with a message and the server's log.
@@ -38,6 +38,9 @@ goals="$(osc optimize goal list)"
 row="$(table_row "$goals" unclassified)"
 case "$row" in *"| Unclassified "*) echo "ok: goal list" ;; *) fail "goal list: $goals" ;; esac
 expect "strategy list --goal" actuator optimize strategy list --goal unclassified -f value -c Name
+expect "strategy list --goal dummy" "dummy
+dummy_with_resize
+dummy_with_scorer" optimize strategy list --goal dummy -f value -c Name
 spec="$(osc optimize strategy show actuator -f json)"
 check "strategy show" "$spec" \
     'd["Goal"] == "unclassified" and "actions" in json.loads(d["Parameters spec"])'
@@ -255,7 +258,13 @@ check "strategy state" "$(osc optimize strategy state host_maintenance -f json)"
     '[r["Type"] for r in d] == ["Datasource", "Metrics", "CDM", "Name"]
      and d[0]["State"] == "Placement: available" and d[0]["Mandatory"] is True
      and d[3]["State"] == "host_maintenance"'
-expect "scoringengine list" "" optimize scoringengine list -f value
+expect "scoringengine list" "dummy_scorer
+dummy_min_scorer
+dummy_max_scorer
+dummy_avg_scorer" optimize scoringengine list -f value -c Name
+check "scoringengine show" "$(osc optimize scoringengine show dummy_scorer -f json)" \
+    'd["Name"] == "dummy_scorer" and d["Description"] == "Dummy workload classifier"
+     and json.loads(d["Metainfo"])["workloads"][0] == "idle"'
 # The compute model after host_maintenance: the three consumers on maint-2 and
 # maint-3 with their allocations, maint-1 a row of its own without a server.
 check "datamodel list" "$(osc optimize datamodel list --detail -f json)" \

@@ -28,6 +28,7 @@ ACTIONPLAN_TABLES = {
     "powered_off_inventories",
     "audit_templates",
     "services",
+    "scoring_engines",
 }
 
 

@@ -22,6 +22,8 @@ from placement.actionplans.solution import Solution
 from placement.actionplans.strategies import (
     actuator,
     dummy,
+    dummy_with_resize,
+    dummy_with_scorer,
     host_maintenance,
     node_resource_consolidation,
     saving_energy,
@@ -37,6 +39,8 @@ __all__ = ["STRATEGIES", "STRATEGIES_BY_NAME", "Strategy", "needs_world", "solve
 STRATEGIES: tuple[Strategy, ...] = (
     actuator.STRATEGY,
     dummy.STRATEGY,
+    dummy_with_resize.STRATEGY,
+    dummy_with_scorer.STRATEGY,
     host_maintenance.STRATEGY,
     node_resource_consolidation.STRATEGY,
     saving_energy.STRATEGY,

@@ -16,6 +16,7 @@ from placement.objects.actionplans.audits import Audit
 from placement.objects.actionplans.goals import Goal
 from placement.objects.actionplans.paging import Row
 from placement.objects.actionplans.plans import ActionPlan
+from placement.objects.actionplans.scoring_engines import ScoringEngine
 from placement.objects.actionplans.services import Service
 from placement.objects.actionplans.strategies import Strategy
 from placement.objects.actionplans.templates import AuditTemplate
@@ -84,6 +85,18 @@ def strategy(req: falcon.Request, row: Strategy, detail: bool) -> dict[str, Any]
         "links": links(req, "strategies", row.uuid),
     }
     return {**doc, "parameters_spec": row.parameters_spec} if detail else doc
+
+
+def scoring_engine(req: falcon.Request, row: ScoringEngine, detail: bool) -> dict[str, Any]:
+    """Shows and ``/detail`` items add ``metainfo`` (text, as the engine declares it);
+    scoring engines have no timestamps."""
+    doc = {
+        "uuid": row.uuid,
+        "name": row.name,
+        "description": row.description,
+        "links": links(req, "scoring_engines", row.uuid),
+    }
+    return {**doc, "metainfo": row.metainfo} if detail else doc
 
 
 def audit(req: falcon.Request, row: Audit, detail: bool) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""Write the built-in goals and strategies (``placement.actionplans.catalog``) as rows.
+"""Write the built-in goals, strategies and scoring engines (``placement.actionplans.catalog``)
+as rows.
 
 Every API process calls :func:`sync_catalog` at start-up (and ``placement-manage
 db sync`` does too), possibly several at the same moment. A read-only pass comes
@@ -33,7 +34,8 @@ _ATTEMPTS = 10
 
 
 def sync_catalog(engine: Engine) -> None:
-    """Make the goals and strategies tables hold the catalog; opens its own transactions."""
+    """Make the goals, strategies and scoring engines tables hold the catalog; opens its
+    own transactions."""
     for attempt in range(1, _ATTEMPTS + 1):
         with reader(engine) as conn:
             if not _sync(conn, apply=False):
@@ -76,7 +78,12 @@ def _sync(conn: Connection, *, apply: bool) -> bool:
         }
         for strategy in catalog.STRATEGIES
     ]
-    return _sync_rows(conn, t.strategies, strategies, apply=apply) or changed
+    changed = _sync_rows(conn, t.strategies, strategies, apply=apply) or changed
+    scoring_engines = [
+        {"name": engine.name, "description": engine.description, "metainfo": engine.metainfo}
+        for engine in catalog.SCORING_ENGINES
+    ]
+    return _sync_rows(conn, t.scoring_engines, scoring_engines, apply=apply) or changed
 
 
 def _sync_rows(

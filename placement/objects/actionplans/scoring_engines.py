@@ -1,28 +1,40 @@
-"""Scoring engines: none here (doc/watcher-api.md §10.2).
-
-Upstream lists the machine-learning scorers its plugins install, for the
-``dummy_with_scorer`` strategy alone; this service runs no such strategy, so
-the list is empty and every name is unknown. The page is still checked as
-upstream checks it, so a bad sort key or limit is the same 400.
-"""
+"""Scoring engines: list and show (the rows :mod:`.catalog` writes from
+``placement.actionplans.scoring``; doc/watcher-api.md §10.2)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from sqlalchemy.engine import Engine
 
-from placement.actionplans.errors import NotFound
+from placement import db
+from placement.db import actionplan_tables as t
 from placement.objects.actionplans import paging
-
-#: Upstream's sortable fields of a scoring engine.
-SORTABLE = frozenset({"id", "uuid", "name", "description", "metainfo"})
+from placement.objects.actionplans.idents import by_ident
 
 
-def list_scoring_engines(engine: Engine, page: paging.Page) -> list[paging.Row]:
-    """One page of scoring engines: always empty."""
-    paging.check_page(page, SORTABLE)
-    return []
+@dataclass(frozen=True)
+class ScoringEngine(paging.Row):
+    name: str
+    description: str | None
+    metainfo: str | None
 
 
-def get_scoring_engine(engine: Engine, ident: str) -> paging.Row:
-    """Always NotFound, in upstream's words."""
-    raise NotFound("ScoringEngine", ident)
+#: Every column sorts, metainfo included (upstream's sortable fields).
+LISTING = paging.Listing(
+    kind="ScoringEngine", row=ScoringEngine, table=t.scoring_engines, source=t.scoring_engines
+)
+
+
+def list_scoring_engines(engine: Engine, page: paging.Page) -> list[ScoringEngine]:
+    """One page of scoring engines (default: upstream's order); opens its own read
+    transaction."""
+    with db.reader(engine) as conn:
+        return LISTING.fetch_page(conn, page)
+
+
+def get_scoring_engine(engine: Engine, ident: str) -> ScoringEngine:
+    """The scoring engine with this id, uuid or name (NotFound otherwise); opens its own
+    read transaction."""
+    with db.reader(engine) as conn:
+        return LISTING.one(conn, by_ident(t.scoring_engines, ident), ident)

@@ -146,9 +146,11 @@ AUDIT_TEMPLATE = _items(
     ),
 )
 
-#: Never anything in a list, but shows would carry these (none exists here).
 _SCORING_ENGINE = _closed(**_keys("uuid", "name", "description"), links=_LINKS)
-SCORING_ENGINE = _items(_SCORING_ENGINE, _closed(**_SCORING_ENGINE["properties"], metainfo=_ANY))
+SCORING_ENGINE = _items(
+    _SCORING_ENGINE,
+    _closed(**_SCORING_ENGINE["properties"], metainfo={"type": ["string", "null"]}),
+)
 
 _SERVICE = _closed(
     id={"type": "integer"},
