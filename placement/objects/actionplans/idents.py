@@ -1,6 +1,6 @@
 """How a path identifier names a row: integer id, uuid or name (doc/watcher-api.md §2.1).
 
-The catalog's names (goals, strategies) are found whatever their case, as upstream
+The catalog's names (goals, strategies, scoring engines) are found whatever their case, as upstream
 finds them on MySQL, its usual database, whose default collation ignores case:
 watcher-tempest-plugin asks for goal ``DUMMY``. Names people choose (audits,
 audit templates) are matched exactly.
@@ -15,7 +15,7 @@ from sqlalchemy import ColumnElement, FromClause, Table, false, func
 from placement.db import actionplan_tables as t
 
 #: The tables whose names are the catalog's own (all lower case): matched ignoring case.
-_CATALOG: frozenset[Table] = frozenset({t.goals, t.strategies})
+_CATALOG: frozenset[Table] = frozenset({t.goals, t.strategies, t.scoring_engines})
 
 #: The range of an ``Integer`` id column (32-bit signed on MySQL and PostgreSQL).
 _ID_RANGE = range(-(2**31), 2**31)
