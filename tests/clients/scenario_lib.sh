@@ -70,10 +70,12 @@ EOF
     fail "placement-api did not answer on $endpoint"
 }
 
-# osc <args...>: the unchanged client as an admin of the noauth2 server.
+# osc <args...>: the unchanged client as an admin of the noauth2 server, at
+# $endpoint followed by $osc_path (a scenario may set it: /infra-optim is
+# Watcher's endpoint on Placement's port).
 osc() {
     local out
-    if ! out="$("$osc_venv/bin/openstack" --os-auth-type admin_token --os-endpoint "$endpoint" \
+    if ! out="$("$osc_venv/bin/openstack" --os-auth-type admin_token --os-endpoint "$endpoint${osc_path:-}" \
             --os-token admin "${osc_args[@]}" "$@" 2>&1)"; then
         fail "openstack $*: $out"
     fi
@@ -85,7 +87,7 @@ osc() {
 osc_fails() {
     local what="$1" wanted="$2" out
     shift 2
-    if out="$("$osc_venv/bin/openstack" --os-auth-type admin_token --os-endpoint "$endpoint" \
+    if out="$("$osc_venv/bin/openstack" --os-auth-type admin_token --os-endpoint "$endpoint${osc_path:-}" \
             --os-token admin "${osc_args[@]}" "$@" 2>&1)"; then
         fail "$what: openstack $* succeeded: $out"
     fi

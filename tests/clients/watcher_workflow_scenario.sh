@@ -18,6 +18,9 @@ set -euo pipefail
 # shellcheck source=tests/clients/scenario_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/scenario_lib.sh"
 osc_args=()
+# The client reaches Watcher's endpoint, as the README registers it (the other
+# scenario keeps the server root, which works too).
+osc_path=/infra-optim
 cat > "$work/runner.conf" <<EOF
 [watcher_decision_engine]
 continuous_audit_interval = 1
