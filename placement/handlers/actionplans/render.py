@@ -169,7 +169,8 @@ def audit_template(req: falcon.Request, row: AuditTemplate, detail: bool) -> dic
         return doc
     doc.update(description=row.description, **_times(row))
     if base.version(req) >= mv.TEMPLATE_DEFAULT_PARAMETERS:
-        doc["default_parameters"] = row.default_parameters
+        # Upstream stores none as {} and shows that (a JSON-encoded dict column).
+        doc["default_parameters"] = row.default_parameters or {}
     return doc
 
 
