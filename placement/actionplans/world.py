@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from placement.actionplans import measured
+
 Amounts = Mapping[str, int]
 
 
@@ -79,9 +81,11 @@ class Node:
 
 @dataclass(frozen=True)
 class World:
-    """Every node, in a stable order (the database's provider ids)."""
+    """Every node, in a stable order (the database's provider ids), and what a
+    datasource measured for the strategy's queries (none unless it declares any)."""
 
     nodes: tuple[Node, ...]
+    measurements: measured.Measurements = measured.NONE
     _by_key: dict[str, Node] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from placement.actionplans.measured import Query
 from placement.actionplans.solution import Solution
 from placement.actionplans.world import World
 
@@ -18,6 +19,10 @@ from placement.actionplans.world import World
 #: snapshot to a solution. A strategy that does not declare ``needs_world`` is
 #: given an empty snapshot and ignores it.
 Algorithm = Callable[[dict[str, Any], World], Solution]
+
+#: What a metric strategy must have measured before it solves: the queries for the
+#: validated parameters and the snapshot, answered in ``World.measurements``.
+Measures = Callable[[dict[str, Any], World], tuple[Query, ...]]
 
 
 @dataclass(frozen=True)
@@ -28,7 +33,9 @@ class Strategy:
     served as is and applied to an audit's parameters; ``planner`` is the planner of
     its plans, or None when the configuration (or the audit) chooses, or when the
     solution brings a planner made for it (``zone_migration``); ``needs_world``
-    says whether the object layer must read a capacity snapshot before solving.
+    says whether the object layer must read a capacity snapshot before solving;
+    ``measures``, for a strategy that reads measured load, the queries a
+    datasource must answer first (None: it reads none).
     """
 
     name: str
@@ -38,3 +45,4 @@ class Strategy:
     planner: str | None
     needs_world: bool
     solve: Algorithm
+    measures: Measures | None = None
