@@ -62,6 +62,7 @@ def test_every_indicator_schema_is_json_text():
 def test_strategies_we_run_in_entry_point_order():
     assert [(s.name, s.display_name, s.goal, s.planner) for s in catalog.STRATEGIES] == [
         ("actuator", "Actuator", "unclassified", None),
+        ("basic", "Basic offline consolidation", "server_consolidation", "weight"),
         ("dummy", "Dummy strategy", "dummy", "weight"),
         ("dummy_with_resize", "Dummy strategy with resize", "dummy", "weight"),
         (
@@ -78,6 +79,12 @@ def test_strategies_we_run_in_entry_point_order():
             "node_resource_consolidation",
         ),
         ("saving_energy", "Saving Energy Strategy", "saving_energy", "weight"),
+        (
+            "workload_balance",
+            "Workload Balance Migration Strategy",
+            "workload_balancing",
+            "weight",
+        ),
         (
             "workload_stabilization",
             "Workload stabilization",
@@ -111,11 +118,20 @@ def test_every_strategy_module_declaration_is_listed():
 
 def test_only_the_capacity_strategies_need_a_world():
     assert {s.name for s in catalog.STRATEGIES if s.needs_world} == {
+        "basic",
         "host_maintenance",
         "node_resource_consolidation",
         "saving_energy",
+        "workload_balance",
         "workload_stabilization",
         "zone_migration",
+    }
+
+
+def test_the_metric_strategies_declare_their_queries():
+    assert {s.name for s in catalog.STRATEGIES if s.measures is not None} == {
+        "basic",
+        "workload_balance",
     }
 
 

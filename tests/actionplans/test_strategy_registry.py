@@ -35,7 +35,7 @@ def seen(monkeypatch):
 def test_needs_world_is_the_declarations_flag():
     for strategy in strategies.STRATEGIES:
         assert needs_world(strategy.name) is strategy.needs_world
-    assert needs_world("basic") is False
+    assert needs_world("outlet_temperature") is False
 
 
 def test_a_strategy_that_reads_no_capacity_gets_an_empty_world(seen):

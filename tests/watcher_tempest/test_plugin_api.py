@@ -89,10 +89,6 @@ PLUGIN_TESTS = (
 #: Skipped by the plugin itself (``skip_because``), upstream too.
 SKIPPED_BY_THE_PLUGIN = {"test_audit.TestShowListAudit.test_list_with_limit": "2134046"}
 
-#: Fails until measured load lands (issue 32): it looks up the ``basic`` strategy,
-#: which needs a metrics datasource.
-NEEDS_METRICS = {"test_audit_template.TestAuditTemplate.test_update_audit_template_replace"}
-
 
 @pytest.fixture(scope="module")
 def outcomes() -> Iterator[dict[str, suite.Outcome]]:
@@ -104,15 +100,7 @@ def test_the_plugin_ran_exactly_its_api_tests(outcomes: dict[str, suite.Outcome]
     assert sorted(name.removeprefix(PREFIX) for name in outcomes) == sorted(PLUGIN_TESTS)
 
 
-def _expectation(name: str) -> list[pytest.MarkDecorator]:
-    if name in NEEDS_METRICS:
-        return [pytest.mark.xfail(reason="needs the basic strategy (issue 32)", strict=True)]
-    return []
-
-
-@pytest.mark.parametrize(
-    "name", [pytest.param(name, marks=_expectation(name)) for name in PLUGIN_TESTS]
-)
+@pytest.mark.parametrize("name", PLUGIN_TESTS)
 def test_the_plugins_api_test_passes(outcomes: dict[str, suite.Outcome], name: str) -> None:
     outcome = outcomes.get(PREFIX + name)
     assert outcome is not None, f"the plugin did not run {name}"

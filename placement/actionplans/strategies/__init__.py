@@ -21,12 +21,14 @@ from placement.actionplans.parameters import apply_strategy_parameters
 from placement.actionplans.solution import Solution
 from placement.actionplans.strategies import (
     actuator,
+    basic,
     dummy,
     dummy_with_resize,
     dummy_with_scorer,
     host_maintenance,
     node_resource_consolidation,
     saving_energy,
+    workload_balance,
     workload_stabilization,
     zone_migration,
 )
@@ -38,12 +40,14 @@ __all__ = ["STRATEGIES", "STRATEGIES_BY_NAME", "Strategy", "needs_world", "solve
 #: Every strategy this service runs, alphabetically.
 STRATEGIES: tuple[Strategy, ...] = (
     actuator.STRATEGY,
+    basic.STRATEGY,
     dummy.STRATEGY,
     dummy_with_resize.STRATEGY,
     dummy_with_scorer.STRATEGY,
     host_maintenance.STRATEGY,
     node_resource_consolidation.STRATEGY,
     saving_energy.STRATEGY,
+    workload_balance.STRATEGY,
     workload_stabilization.STRATEGY,
     zone_migration.STRATEGY,
 )

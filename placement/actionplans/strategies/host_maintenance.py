@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from placement.actionplans.action_types.names import CHANGE_NOVA_SERVICE_STATE, STOP
+from placement.actionplans.action_types.names import STOP
 from placement.actionplans.errors import ConsumersCannotBePlaced, NodeNotFound
 from placement.actionplans.planners import weight
 from placement.actionplans.solution import Solution
@@ -59,13 +59,6 @@ def _destinations(world: World, node: Node, moving: list[Consumer]) -> dict[str,
     return chosen
 
 
-def _service_state(node: Node, state: str) -> dict[str, Any]:
-    params: dict[str, Any] = {"state": state, "resource_name": node.name, "resource_id": node.uuid}
-    if state == "disabled":
-        params["disabled_reason"] = DISABLED_REASON
-    return params
-
-
 def solve(parameters: dict[str, Any], world: World) -> Solution:
     """The maintenance plan for ``parameters["maintenance_node"]`` on ``world``."""
     node = _node(world, parameters["maintenance_node"])
@@ -82,8 +75,8 @@ def solve(parameters: dict[str, Any], world: World) -> Solution:
     )
     solution = Solution()
     if use_backup and backup is not None and backup.disabled:
-        solution.add(CHANGE_NOVA_SERVICE_STATE, _service_state(backup, "enabled"))
-    solution.add(CHANGE_NOVA_SERVICE_STATE, _service_state(node, "disabled"))
+        solution.add_service_state(backup.name, backup.uuid, "enabled")
+    solution.add_service_state(node.name, node.uuid, "disabled", DISABLED_REASON)
     if stop:
         for consumer in moving:
             solution.add(STOP, {"resource_id": consumer.uuid})

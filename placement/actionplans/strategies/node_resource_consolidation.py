@@ -22,11 +22,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from placement.actionplans.action_types.names import CHANGE_NOVA_SERVICE_STATE, MIGRATE
+from placement.actionplans.action_types.names import MIGRATE
 from placement.actionplans.planners import node_resource_consolidation as planner
 from placement.actionplans.solution import Solution
+from placement.actionplans.strategies import efficacy
 from placement.actionplans.strategies.declaration import Strategy
-from placement.actionplans.strategies.efficacy import indicators
 from placement.actionplans.strategies.packing import FreeCapacity, choose, largest_first
 from placement.actionplans.world import Node, World
 
@@ -81,40 +81,13 @@ def _moves(world: World) -> tuple[list[Node], list[tuple[Node, _Moves]]]:
     return empty, [(node, moves) for node, moves in released if moves]
 
 
-def _efficacy(solution: Solution, world: World, released: int, migrations: int) -> None:
-    values = {
-        "compute_nodes_count": len(world.nodes),
-        "released_compute_nodes_count": released,
-        "instance_migrations_count": migrations,
-    }
-    solution.efficacy_indicators = indicators(_GOAL, values)
-    ratio = released / len(world.nodes) * 100 if world.nodes else 0
-    solution.global_efficacy = [
-        {
-            "name": "released_nodes_ratio",
-            "description": "Ratio of released compute nodes divided by the total number of "
-            "enabled compute nodes.",
-            "unit": "%",
-            "value": ratio,
-        }
-    ]
-
-
 def solve(parameters: dict[str, Any], world: World) -> Solution:
     """The consolidation plan for ``world``."""
     specify = parameters["host_choice"] != "auto"
     empty, emptied = _moves(world)
     solution = Solution()
     for node in empty + [source for source, _ in emptied]:
-        solution.add(
-            CHANGE_NOVA_SERVICE_STATE,
-            {
-                "state": "disabled",
-                "resource_name": node.name,
-                "disabled_reason": DISABLED_REASON,
-                "resource_id": node.uuid,
-            },
-        )
+        solution.add_service_state(node.name, node.uuid, "disabled", DISABLED_REASON)
     migrations = 0
     for source, moves in emptied:
         for consumer, destination in moves:
@@ -123,7 +96,7 @@ def solve(parameters: dict[str, Any], world: World) -> Solution:
                 params["destination_node"] = destination.name
             solution.add(MIGRATE, params)
             migrations += 1
-    _efficacy(solution, world, len(emptied), migrations)
+    efficacy.consolidation(solution, len(world.nodes), len(emptied), migrations)
     return solution
 
 

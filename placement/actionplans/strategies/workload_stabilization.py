@@ -27,8 +27,8 @@ from typing import Any
 from placement.actionplans.errors import InvalidAuditParameters
 from placement.actionplans.planners import workload_stabilization as planner
 from placement.actionplans.solution import Solution
+from placement.actionplans.strategies import efficacy
 from placement.actionplans.strategies.declaration import Strategy
-from placement.actionplans.strategies.efficacy import indicators
 from placement.actionplans.strategies.packing import FreeCapacity
 from placement.actionplans.world import Consumer, Node, World
 
@@ -211,24 +211,7 @@ def _balanced_nodes(world: World, metrics: list[_Metric]) -> list[Node]:
 
 def _efficacy(solution: Solution, balancer: _Balancer, before: float) -> None:
     instances = sum(1 for node in balancer.nodes for c in node.consumers if c.movable)
-    migrations = len(balancer.moved)
-    solution.efficacy_indicators = indicators(
-        _GOAL,
-        {
-            "instance_migrations_count": migrations,
-            "instances_count": instances,
-            "standard_deviation_after_audit": balancer.loads.weighted(),
-            "standard_deviation_before_audit": before,
-        },
-    )
-    solution.global_efficacy = [
-        {
-            "name": "live_migrations_count",
-            "description": "Ratio of migrated virtual machines to audited virtual machines",
-            "unit": "%",
-            "value": migrations / instances * 100 if instances else 0,
-        }
-    ]
+    efficacy.balancing(solution, len(balancer.moved), instances, before, balancer.loads.weighted())
 
 
 def solve(parameters: dict[str, Any], world: World) -> Solution:

@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import dataclasses
 from collections import defaultdict
+from collections.abc import Mapping
+from typing import Any
 
 from hypothesis import strategies as st
 
+from placement.actionplans.measured import Measurements, Reading
+from placement.actionplans.parameters import apply_strategy_parameters
 from placement.actionplans.solution import Solution
+from placement.actionplans.strategies import STRATEGIES_BY_NAME
 from placement.actionplans.world import Consumer, Node, World
 
 
@@ -38,6 +43,25 @@ def typed(of: Node, *types: str | None) -> Node:
         for consumer, kind in zip(of.consumers, types, strict=True)
     )
     return dataclasses.replace(of, consumers=consumers)
+
+
+def measured(
+    world: World,
+    strategy: str,
+    values: Mapping[tuple[str, str], float | None],
+    parameters: Mapping[str, Any] | None = None,
+) -> World:
+    """``world`` with the queries ``strategy`` declares for ``parameters`` answered from
+    ``values`` (metric, node name or consumer uuid → value); a query ``values`` does not
+    answer, or answers None, gets no value, as a missing series would."""
+    declared = STRATEGIES_BY_NAME[strategy]
+    assert declared.measures is not None
+    checked = apply_strategy_parameters(declared.parameters_spec, parameters or {})
+    readings = {}
+    for query in declared.measures(checked, world):
+        value = values.get((query.metric, query.resource))
+        readings[query] = Reading(value, None if value is not None else "no series")
+    return dataclasses.replace(world, measurements=Measurements(readings, "test"))
 
 
 def migrations(solution: Solution) -> list[dict]:
@@ -76,3 +100,30 @@ def worlds(draw: st.DrawFn) -> World:
             held.append(draw(st.integers(1, capacity - sum(held))))
         nodes.append(node(f"n{index}", capacity, *held, disabled=draw(st.booleans())))
     return World(tuple(nodes))
+
+
+#: The values hypothesis draws for each metric, in its unit (host RAM in KiB).
+_RANGES = {
+    "host_cpu_usage": (0.0, 100.0),
+    "instance_cpu_usage": (0.0, 100.0),
+    "host_ram_usage": (0.0, 8.0 * 1024 * 1024),
+    "instance_ram_usage": (0.0, 8192.0),
+}
+
+
+@st.composite
+def measured_worlds(
+    draw: st.DrawFn, strategy: str, parameters: Mapping[str, Any] | None = None
+) -> World:
+    """A random world whose every query for ``strategy`` gets a value, or none."""
+    world = draw(worlds())
+    declared = STRATEGIES_BY_NAME[strategy]
+    assert declared.measures is not None
+    checked = apply_strategy_parameters(declared.parameters_spec, parameters or {})
+    values: dict[tuple[str, str], float | None] = {}
+    for query in declared.measures(checked, world):
+        low, high = _RANGES[query.metric]
+        values[query.metric, query.resource] = draw(
+            st.one_of(st.none(), st.floats(low, high, allow_nan=False))
+        )
+    return measured(world, strategy, values, parameters)
