@@ -80,6 +80,12 @@ def test_strategies_we_run_in_entry_point_order():
         ),
         ("saving_energy", "Saving Energy Strategy", "saving_energy", "weight"),
         (
+            "vm_workload_consolidation",
+            "VM Workload Consolidation Strategy",
+            "server_consolidation",
+            "weight",
+        ),
+        (
             "workload_balance",
             "Workload Balance Migration Strategy",
             "workload_balancing",
@@ -122,6 +128,7 @@ def test_only_the_capacity_strategies_need_a_world():
         "host_maintenance",
         "node_resource_consolidation",
         "saving_energy",
+        "vm_workload_consolidation",
         "workload_balance",
         "workload_stabilization",
         "zone_migration",
@@ -131,6 +138,7 @@ def test_only_the_capacity_strategies_need_a_world():
 def test_the_metric_strategies_declare_their_queries():
     assert {s.name for s in catalog.STRATEGIES if s.measures is not None} == {
         "basic",
+        "vm_workload_consolidation",
         "workload_balance",
     }
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from hypothesis import strategies as st
@@ -68,9 +68,10 @@ def migrations(solution: Solution) -> list[dict]:
     return [a.input_parameters for a in solution.actions if a.action_type == "migrate"]
 
 
-def assert_fits_at_once(world: World, solution: Solution) -> None:
+def assert_fits_at_once(world: World, solution: Solution, enabled: Collection[str] = ()) -> None:
     """Moving every migrated consumer at the same time overcommits no destination,
-    each consumer moves once, and only to another enabled node."""
+    each consumer moves once, and only to another node enabled, or in ``enabled``
+    (the names of the nodes the plan enables)."""
     amounts = {c.uuid: (n, c.amounts) for n in world.nodes for c in n.consumers}
     arriving: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     moved = [m["resource_id"] for m in migrations(solution)]
@@ -78,7 +79,8 @@ def assert_fits_at_once(world: World, solution: Solution) -> None:
     for move in migrations(solution):
         source, held = amounts[move["resource_id"]]
         destination = world.node(move["destination_node"])
-        assert destination is not None and not destination.disabled
+        assert destination is not None
+        assert not destination.disabled or destination.name in enabled
         assert destination.uuid != source.uuid and source.name == move["source_node"]
         for rc, amount in held.items():
             arriving[destination.name][rc] += amount
