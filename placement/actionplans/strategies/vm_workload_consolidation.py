@@ -30,7 +30,9 @@ noted (upstream falls back to flavor sizes, or counts all vCPUs busy). A measure
 is a 0 (upstream reads it as missing). Free allocation is one running account that
 a server leaving never refills, so the plan fits in whatever order its migrations
 run; every migration is live (the snapshot has no server states); a node still
-holding an allocation that is not a server (an in-flight migration's) is not empty.
+holding an allocation that is not a server (an in-flight migration's) is not empty;
+the released count is the nodes disabled less those enabled, never below 0 (upstream
+subtracts one per migration onto a disabled node).
 """
 
 from __future__ import annotations

@@ -291,3 +291,14 @@ def test_a_disabled_destination_is_enabled_before_anything_arrives(world):
     for name, state in _states(solution):
         each = world.node(name)
         assert each is not None and (state == "enabled") == each.disabled
+
+
+def test_enabling_more_nodes_than_it_disables_releases_none():
+    """x (5 cores on 4 VCPU) sends its least busy server to d, disabled and the only
+    node with room: d is enabled and nothing is disabled. Upstream reports -1."""
+    world = World((node("x", 4, 1, 4), node("d", 16, disabled=True)))
+    loads = _loads(world, {"x": 100.0, "d": 1.0}, {"x-0": 100.0, "x-1": 100.0})
+    solution = _plan(world, loads)
+    assert _states(solution) == [("d", "enabled")]
+    assert _moves(solution) == [("x-0", "x", "d")]
+    assert _indicators(solution)["released_compute_nodes_count"] == 0
