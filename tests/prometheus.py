@@ -166,3 +166,59 @@ def prometheus(
                 process.wait()
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+# -- series as watcher-tempest-plugin writes them (WATCHER_METRICS.md §4.2) ---------
+
+
+def _number(value: float) -> str:
+    """The plugin's printing: Python's own (integers stay integers)."""
+    return repr(value)
+
+
+def series_text(
+    name: str, kind: str, labels: Mapping[str, str], start: float, inc: float, now_ms: int
+) -> str:
+    """One ``# TYPE`` line and ten samples 30 s apart, the newest 30 s old:
+    value k = start + k × inc × 30, labels with double-quoted names and the
+    push's ``orig_timestamp``."""
+    quoted = ",".join(f'"{k}"="{v}"' for k, v in {**labels, "orig_timestamp": now_ms}.items())
+    lines = [f"# TYPE {name} {kind}"]
+    for k in range(1, 11):
+        value = start + k * inc * 30 if inc else start
+        lines.append(f"{name}{{{quoted}}} {_number(value)} {now_ms - 300_000 + (k - 1) * 30_000}")
+    return "\n".join(lines) + "\n"
+
+
+def host_text(
+    fqdn: str, memory_mb: int, now_ms: int, *, idle_slopes: Sequence[float], load: float
+) -> str:
+    """A hypervisor's series: idle CPU seconds per vCPU (slope 0: fully busy), and
+    memory ``load`` used (the plugin's 0.8 loaded, 0.1 otherwise)."""
+    labels = {"instance": f"{fqdn}:9100", "fqdn": fqdn}
+    parts = [
+        series_text(
+            "node_cpu_seconds_total",
+            "counter",
+            {**labels, "mode": "idle", "cpu": str(cpu)},
+            1.0,
+            slope,
+            now_ms,
+        )
+        for cpu, slope in enumerate(idle_slopes)
+    ]
+    available = int(memory_mb * (1 - load)) * 1024 * 1024
+    parts.append(
+        series_text("node_memory_MemAvailable_bytes", "gauge", labels, available, 0, now_ms)
+    )
+    total = memory_mb * 1024 * 1024
+    parts.append(series_text("node_memory_MemTotal_bytes", "gauge", labels, total, 0, now_ms))
+    return "".join(parts)
+
+
+def instance_text(uuid: str, ram_mb: int, now_ms: int) -> str:
+    """An instance's Ceilometer series: 0.8 CPU-seconds per second, 80 % of its RAM."""
+    labels = {"resource": uuid}
+    return series_text("ceilometer_cpu", "counter", labels, 1.0, 8e8, now_ms) + series_text(
+        "ceilometer_memory_usage", "gauge", labels, int(ram_mb * 0.8), 0, now_ms
+    )

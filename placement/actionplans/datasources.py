@@ -17,7 +17,7 @@ reads the audit's queries.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final, Protocol
 
@@ -60,6 +60,11 @@ NOT_SERVED: Final[Mapping[str, str]] = {
 #: Upstream's default list (every name but ``prometheus``): none of it is served here,
 #: so metric strategies run only once ``prometheus`` is listed.
 UPSTREAM_DEFAULT: Final = ("gnocchi", "grafana", "aetos")
+
+
+#: What the object layer is given to measure with: (strategy name, queries) → readings;
+#: raises :class:`~placement.actionplans.errors.NoDatasource` when no datasource answers.
+Measure = Callable[[str, tuple[Query, ...]], Measurements]
 
 
 class Datasource(Protocol):
