@@ -9,7 +9,7 @@ four names (``gnocchi``, ``grafana``, ``prometheus``, ``aetos``); only
 and are passed over with the reason, as upstream passes over a datasource it
 cannot build.
 
-:func:`candidates` applies upstream's choice rule: in the
+:func:`candidates` applies upstream's choice rule (doc/planner.md §9.1): in the
 configured order, a datasource is a candidate only if it answers every metric
 the strategy asks for; the first candidate that answers (its client says so)
 reads the audit's queries.
