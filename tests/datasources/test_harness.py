@@ -96,3 +96,38 @@ def test_snappy_block_of_long_literals() -> None:
     assert len(block) == len(data) + 3 + 3 * 3  # three chunks, each a 3-byte tag
     assert promtool_push.snappy_block(b"abc") == b"\x03\x08abc"
     assert promtool_push.snappy_block(b"x" * 100)[:3] == b"\x64\xf0\x63"
+
+
+#: The plugin's own generator, run in its venv: the exposition text its scenarios push.
+_PLUGIN_PAYLOAD = """
+from watcher_tempest_plugin.tests.scenario.base import BaseInfraOptimScenarioTest as T
+generate = T._generate_prometheus_metrics
+print(generate(None, "ceilometer_cpu", labels={"resource": "u-1"}, inc_factor=8e8), end="")
+print(generate(None, "ceilometer_memory_usage", metric_type="gauge",
+               labels={"resource": "u-1"}, start_value=1638, inc_factor=0), end="")
+"""
+
+
+def test_the_plugins_own_payload_pushed_with_the_plugins_python() -> None:
+    """What the scenarios run: the plugin's text, the pusher under another venv's Python."""
+    from tests.watcher_tempest.pluginenv import plugin_venv
+
+    python = str(plugin_venv() / "bin" / "python")
+    text = subprocess.run(
+        [python, "-c", _PLUGIN_PAYLOAD], capture_output=True, text=True, check=True
+    ).stdout
+    assert '{"resource"="u-1","orig_timestamp"="' in text
+    with prom.prometheus() as server:
+        done = subprocess.run(
+            [python, prom.PROMTOOL_PUSH, "push", "metrics", server.write_url],
+            input=text,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert (done.returncode, done.stderr) == (0, "")
+        assert "SUCCESS" in done.stdout
+        [ram] = server.query("ceilometer_memory_usage{resource='u-1',job='promtool'}")
+        assert float(ram["value"][1]) == 1638
+        [cpu] = server.query("rate(ceilometer_cpu{resource='u-1'}[300s]) / 1e9")
+        assert 0.6 <= float(cpu["value"][1]) <= 0.8
