@@ -257,7 +257,9 @@ _datasources_opts: list[cfg.Opt] = [
         default=1,
         min=0,
         mutable=True,
-        help="Seconds between two attempts of a query (not an HTTP timeout).",
+        deprecated_name="query_timeout",
+        help="Seconds between two attempts of a query (not an HTTP timeout; upstream's "
+        "older name query_timeout is read too).",
     ),
 ]
 

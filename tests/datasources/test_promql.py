@@ -1,4 +1,5 @@
-"""Upstream's PromQL, character for character (WATCHER_METRICS.md §1.7, §1.8)."""
+"""Upstream's PromQL, character for character (WATCHER_METRICS.md §1.7, §1.8), and where
+[prometheus_client] says Prometheus is (§1.4)."""
 
 import pytest
 
@@ -47,3 +48,22 @@ def test_instance_ram_and_count_read_as_avg() -> None:
 def test_what_no_promql_answers_is_said(query: Query, message: str) -> None:
     with pytest.raises(promql.CannotBuild, match=message):
         _build(query)
+
+
+def test_the_endpoint_is_upstreams_http_unless_a_cafile_is_given(tmp_path) -> None:
+    from placement import conf
+    from placement.datasources import http, prometheus
+
+    def endpoint(text: str) -> http.Endpoint | None:
+        path = tmp_path / "placement.conf"
+        path.write_text(text)
+        return prometheus.endpoint(conf.load(["--config-file", str(path)]))
+
+    assert endpoint("") is None
+    assert endpoint("[prometheus_client]\nhost = p\nusername = u\n") == http.Endpoint(
+        "http://p:9090/api/v1/"
+    )
+    tls = "[prometheus_client]\nhost = p\nport = 9091\ncafile = /ca\ncertfile = /c\nkeyfile = /k\n"
+    assert endpoint(tls + "username = u\npassword = s\n") == http.Endpoint(
+        "https://p:9091/api/v1/", auth=("u", "s"), verify="/ca", cert=("/c", "/k")
+    )
