@@ -81,6 +81,9 @@ class Datasource(Protocol):
     def list_metrics(self) -> set[str]:
         """The backend's metric names (``strategy state``)."""
 
+    def close(self) -> None:
+        """Release its connections (the run is over)."""
+
 
 def candidates(
     names: Iterable[str], metrics: Iterable[str]

@@ -48,6 +48,7 @@ def choose(
         why = client.check_availability()
         if why is None:
             return client, reasons
+        client.close()
         reasons.append(f"{declaration.name}: {why}")
     return None, reasons
 
@@ -57,7 +58,10 @@ def measure(conf: cfg.ConfigOpts, strategy: str, queries: tuple[Query, ...]) -> 
     client, reasons = choose(conf, strategy, {query.metric for query in queries})
     if client is None:
         raise NoDatasource(strategy, reasons)
-    return client.read(queries)
+    try:
+        return client.read(queries)
+    finally:
+        client.close()
 
 
 def measurer(conf: cfg.ConfigOpts) -> datasources.Measure:
@@ -77,6 +81,8 @@ def state(conf: cfg.ConfigOpts, strategy: str) -> DatasourceState:
         held = client.list_metrics()
     except (http.Unreachable, http.Refused) as error:
         return DatasourceState(f"{name}: not available ({error})")
+    finally:
+        client.close()
     metrics = [
         {meter: "available" if meter in held else "not available"}
         for meter in client.declaration.meters.values()

@@ -106,6 +106,10 @@ class Prometheus:
         """The metric names Prometheus holds (``label/__name__/values``)."""
         return set(self._ask("label/__name__/values", {}))
 
+    def close(self) -> None:
+        """Close the HTTP session's connections."""
+        self._session.close()
+
     def read(self, queries: tuple[Query, ...]) -> Measurements:
         """A reading for each query, in order."""
         readings = {query: self._reading(query) for query in queries}
