@@ -51,6 +51,10 @@ def get(session: requests.Session, endpoint: Endpoint, path: str, params: Mappin
         )
     except (requests.ConnectionError, requests.Timeout) as error:
         raise Unreachable(str(error)) from error
+    except (requests.RequestException, OSError) as error:
+        # A request that cannot be made (a bad URL, an unreadable CA or client
+        # certificate): asking again would fail the same way.
+        raise Refused(str(error)) from error
     return _data(response)
 
 

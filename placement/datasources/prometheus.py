@@ -189,7 +189,10 @@ def _value(data: Any, text: str) -> Reading:
     result = data.get("result") if isinstance(data, dict) else None
     if not result:
         return Reading(None, f"no series answers {text}")
-    value = float(result[0]["value"][1])
+    try:
+        value = float(result[0]["value"][1])
+    except (KeyError, IndexError, TypeError, ValueError):
+        return Reading(None, f"{text} answered no instant vector: {result[0]!r}"[:300])
     if math.isnan(value) or math.isinf(value):
         return Reading(None, f"{text} is {value}, not a measurement")
     return Reading(value)

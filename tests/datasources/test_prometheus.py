@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from placement.actionplans.measured import Query
-from placement.datasources import http
+from placement.datasources import http, prometheus
 from placement.datasources.prometheus import Prometheus
 from tests import prometheus as prom
 from tests.datasources.seeded import ABSENT, IDLE, LOADED, MIXED, SERVER
@@ -128,3 +128,19 @@ def test_prometheus_down_is_said_after_the_retries() -> None:
     assert got.readings[second].reason == got.readings[first].reason
     assert sleeps == [0.5, 0.5]  # the second query is not retried again
     assert "does not answer" in client.check_availability()
+
+
+def test_a_request_that_cannot_be_made_is_refused_not_retried(tmp_path) -> None:
+    sleeps: list[float] = []
+    where = http.Endpoint("https://127.0.0.1:9/api/v1/", verify=str(tmp_path / "no-such-ca"))
+    client = Prometheus(where, sleep=sleeps.append)
+    query = Query("instance_ram_usage", SERVER, 300)
+    reading = client.read((query,)).readings[query]
+    assert reading.value is None and reading.reason.startswith("prometheus refused")
+    assert sleeps == []
+
+
+def test_a_range_vector_answer_is_no_value() -> None:
+    data = {"resultType": "matrix", "result": [{"metric": {}, "values": [[1, "2"]]}]}
+    reading = prometheus._value(data, "x[5m]")
+    assert reading.value is None and reading.reason.startswith("x[5m] answered no instant vector")
