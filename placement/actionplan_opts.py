@@ -29,6 +29,7 @@ from collections.abc import Callable
 from keystoneauth1 import loading as ka_loading
 from oslo_config import cfg, types
 
+from placement.actionplans import datasources
 from placement.actionplans.action_types import BUILTIN
 from placement.actionplans.planners import PLANNERS, PlannerOptions, options
 from placement.actionplans.planners.options import (
@@ -38,6 +39,7 @@ from placement.actionplans.planners.options import (
     DEFAULT_WEIGHTS,
     ActionTypes,
 )
+from placement.actionplans.strategies import STRATEGIES
 
 PLANNER_GROUP = "watcher_planner"
 WEIGHT_GROUP = "watcher_planners.weight"
@@ -48,6 +50,8 @@ APPLIER_GROUP = "watcher_applier"
 DECISION_ENGINE_GROUP = "watcher_decision_engine"
 CLIENTS_AUTH_GROUP = "watcher_clients_auth"
 NOVA_CLIENT_GROUP = "nova_client"
+DATASOURCES_GROUP = "watcher_datasources"
+PROMETHEUS_GROUP = "prometheus_client"
 
 #: The executors: ``placement`` (our tables only) and ``nova`` (Nova's compute API).
 PLACEMENT = "placement"
@@ -214,6 +218,95 @@ _audit_runner_opts: list[cfg.Opt] = [
     ),
 ]
 
+
+def _datasources_opt(default: list[str] | None, help_text: str) -> cfg.Opt:
+    names = [*datasources.DECLARED, *datasources.NOT_SERVED]
+    return cfg.ListOpt(
+        "datasources",
+        item_type=types.String(choices=names),
+        default=default,
+        help=help_text,
+    )
+
+
+_DATASOURCE_NAMES_HELP = (
+    " Served here: prometheus ([prometheus_client]). Upstream's gnocchi, grafana and "
+    "aetos are accepted so its files load, and passed over (with the reason in the "
+    "audit's status_message) as upstream passes over one it cannot reach."
+)
+
+#: ``[watcher_datasources]``: which datasources metric strategies read, and retries.
+_datasources_opts: list[cfg.Opt] = [
+    _datasources_opt(
+        list(datasources.UPSTREAM_DEFAULT),
+        "Datasources metric strategies read measured load from, in the order they are "
+        "tried: the first that answers every metric the strategy needs and is reachable "
+        "is used; none is a FAILED audit saying why. The default is upstream's, none of "
+        "which is served here: list prometheus to run metric strategies." + _DATASOURCE_NAMES_HELP,
+    ),
+    cfg.IntOpt(
+        "query_max_retries",
+        default=10,
+        min=1,
+        mutable=True,
+        help="Attempts per query while the datasource cannot be reached; a query the "
+        "datasource refuses (an HTTP error, a bad query) is not retried.",
+    ),
+    cfg.IntOpt(
+        "query_interval",
+        default=1,
+        min=0,
+        mutable=True,
+        deprecated_name="query_timeout",
+        help="Seconds between two attempts of a query (not an HTTP timeout; upstream's "
+        "older name query_timeout is read too).",
+    ),
+]
+
+#: ``[prometheus_client]``: where the prometheus datasource is and how its series are labelled.
+_prometheus_opts: list[cfg.Opt] = [
+    cfg.StrOpt("host", help="Host or IP address of Prometheus. Unset: prometheus is passed over."),
+    cfg.PortOpt("port", default=9090, help="Port of Prometheus's HTTP API."),
+    cfg.StrOpt(
+        "fqdn_label",
+        default="fqdn",
+        help="Label whose values name compute hosts, on the scrape targets and on the "
+        "node exporter's series: a compute node's name (Nova's service host) is matched "
+        "to a value equal to it, or to a value whose first DNS label it is.",
+    ),
+    cfg.StrOpt(
+        "instance_uuid_label",
+        default="resource",
+        help="Label holding the instance uuid on Ceilometer's ceilometer_* series.",
+    ),
+    cfg.StrOpt("username", help="HTTP basic auth user (used when password is set too)."),
+    cfg.StrOpt("password", secret=True, help="HTTP basic auth password."),
+    cfg.StrOpt(
+        "cafile",
+        help="CA bundle verifying Prometheus's certificate. Setting it switches to https "
+        "(as upstream does); unset, plain http is spoken.",
+    ),
+    cfg.StrOpt("certfile", help="Client certificate (used with keyfile, when cafile is set)."),
+    cfg.StrOpt("keyfile", help="Client certificate's key (used with certfile and cafile)."),
+]
+
+
+def strategy_datasources_opts() -> list[cfg.Opt]:
+    """``[watcher_strategies.<name>] datasources``: one strategy's own list."""
+    return [
+        _datasources_opt(
+            None,
+            "Datasources this strategy reads, in order, instead of [watcher_datasources] "
+            "datasources (unset: that list)." + _DATASOURCE_NAMES_HELP,
+        )
+    ]
+
+
+def strategy_group(strategy: str) -> str:
+    """The option group of one strategy's own datasources."""
+    return f"watcher_strategies.{strategy}"
+
+
 #: Options upstream keeps in ``[DEFAULT]``.
 DEFAULT_OPTS: list[cfg.Opt] = [
     cfg.IntOpt(
@@ -235,6 +328,13 @@ GROUPS: dict[str, list[cfg.Opt]] = {
     DECISION_ENGINE_GROUP: _expiry_opts + _audit_runner_opts,
     CLIENTS_AUTH_GROUP: _clients_auth_opts(),
     NOVA_CLIENT_GROUP: _nova_client_opts,
+    DATASOURCES_GROUP: _datasources_opts,
+    PROMETHEUS_GROUP: _prometheus_opts,
+    **{
+        strategy_group(strategy.name): strategy_datasources_opts()
+        for strategy in STRATEGIES
+        if strategy.measures is not None
+    },
 }
 
 
@@ -279,3 +379,11 @@ def interface(conf: cfg.ConfigOpts) -> str:
     is ``public``)."""
     value = str(conf[NOVA_CLIENT_GROUP].endpoint_type)
     return value[: -len("URL")] if value.endswith("URL") else value
+
+
+def datasource_names(conf: cfg.ConfigOpts, strategy: str) -> list[str]:
+    """The datasources ``strategy`` tries, in order: its own list when set, else the global one."""
+    group = strategy_group(strategy)
+    if group in conf and conf[group].datasources is not None:
+        return list(conf[group].datasources)
+    return list(conf[DATASOURCES_GROUP].datasources)

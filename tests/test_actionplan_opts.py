@@ -77,3 +77,36 @@ def test_sample_config_lists_the_groups():
     listed = dict(conf.list_opts())
     assert {opt.name for opt in listed["watcher_planners.weight"]} == {"weights", "parallelization"}
     assert "max_limit" in {opt.name for opt in listed["api"]}
+
+
+def test_datasource_options_have_upstreams_names_and_defaults():
+    loaded = conf.load([], default_config_files=[])
+    assert loaded.watcher_datasources.datasources == ["gnocchi", "grafana", "aetos"]
+    assert (
+        loaded.watcher_datasources.query_max_retries,
+        loaded.watcher_datasources.query_interval,
+    ) == (10, 1)
+    client = loaded.prometheus_client
+    assert (client.host, client.port, client.fqdn_label, client.instance_uuid_label) == (
+        None,
+        9090,
+        "fqdn",
+        "resource",
+    )
+    assert actionplan_opts.datasource_names(loaded, "basic") == ["gnocchi", "grafana", "aetos"]
+
+
+def test_a_datasources_list_names_only_upstreams_datasources(tmp_path):
+    loaded = _load(tmp_path, "[watcher_datasources]\ndatasources = prometheus, gnocchi\n")
+    assert actionplan_opts.datasource_names(loaded, "basic") == ["prometheus", "gnocchi"]
+    with pytest.raises(conf.ConfigError, match=r"\[watcher_datasources\] datasources"):
+        _load(tmp_path, "[watcher_datasources]\ndatasources = influx\n")
+
+
+def test_a_strategys_own_datasources_replace_the_global_list(tmp_path):
+    loaded = _load(tmp_path, "[watcher_strategies.probe]\ndatasources = prometheus\n")
+    group = actionplan_opts.strategy_group("probe")
+    loaded.register_opts(actionplan_opts.strategy_datasources_opts(), group=group)
+    assert actionplan_opts.datasource_names(loaded, "probe") == ["prometheus"]
+    loaded.register_opts(actionplan_opts.strategy_datasources_opts(), group="watcher_strategies.x")
+    assert actionplan_opts.datasource_names(loaded, "x") == ["gnocchi", "grafana", "aetos"]

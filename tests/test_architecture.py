@@ -137,6 +137,11 @@ RULES: dict[str, Rule] = {
         ),
         never=_WEB + _OSLO_WEB,
     ),
+    # The datasources' clients: what a metric strategy's queries read (Prometheus's HTTP API).
+    "placement.datasources": Rule(
+        internal=("placement.actionplans", "placement.actionplan_opts"),
+        never=_SQL + _WEB + _OSLO_WEB,
+    ),
     "placement.handlers.actionplans": Rule(
         internal=(
             *_HANDLERS,
@@ -144,6 +149,7 @@ RULES: dict[str, Rule] = {
             "placement.actionplans",
             "placement.actionplan_opts",
             "placement.effects",
+            "placement.datasources",
         ),
         never=_SQL,
     ),
@@ -388,7 +394,7 @@ LAYERS: Layers = (
     ("db", ("placement.db",)),
     ("objects", ("placement.objects",)),
     ("candidates", ("placement.candidates",)),
-    ("effects", ("placement.effects",)),
+    ("effects", ("placement.effects", "placement.datasources")),
     ("handlers", ("placement.handlers", "placement.applier", "placement.auditrunner")),
     ("wsgi", ("placement.wsgi", "placement.direct")),
     ("cmd", ("placement.cmd",)),

@@ -341,3 +341,21 @@ class AuditStateNotAllowed(Invalid):
 
 class PatchRefused(Invalid):
     """A JSON-Patch operation on an audit that cannot be applied (the reason is the message)."""
+
+
+class NoDatasource(ActionPlanError):
+    """A strategy that reads measured load found no configured datasource that
+    answers: the audit is stored FAILED with this message (upstream's
+    ``NoDatasourceAvailable`` / ``MetricNotAvailable``), never planned on guesses."""
+
+    facts = ("strategy", "reasons")
+    template = "Strategy {strategy} reads measured load, but no datasource answers: {listed}"
+    strategy: str
+    reasons: tuple[str, ...]
+
+    def __init__(self, strategy: str, reasons: Iterable[str]) -> None:
+        super().__init__(strategy, tuple(reasons))
+
+    @property
+    def listed(self) -> str:
+        return "; ".join(self.reasons) or "none is configured ([watcher_datasources] datasources)"

@@ -5,25 +5,48 @@ Prometheus…), the metrics it reads from it and the cluster data models it
 needs, then adds the strategy's name. Here every strategy reads Placement's own
 tables, which are there whenever the API answers: a strategy that reads
 capacity has the ``Placement`` datasource and the compute model, available;
-one that reads none (``dummy``, ``actuator``) has no datasource. No strategy
-reads metrics, and no storage or bare-metal model exists.
+one that reads none (``dummy``, ``actuator``) has no datasource. A strategy
+that reads measured load (it declares ``measures``) reports its metric
+datasource instead, as the caller found it: the one chosen and, per meter,
+whether the datasource holds it (upstream's ``{<meter>: available}``), or why
+none answers. No storage or bare-metal model exists.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
-from placement.actionplans.strategies import needs_world
+from placement.actionplans.strategies import STRATEGIES_BY_NAME, needs_world
 
 NO_DATASOURCE = "Datasource is not presented for this strategy"
 
 
-def strategy_state(strategy_name: str) -> list[dict[str, Any]]:
-    """Upstream's four rows (datasource, metrics, data models, name) for ``strategy_name``."""
-    reads_capacity = needs_world(strategy_name)
+@dataclass(frozen=True)
+class DatasourceState:
+    """A metric strategy's datasource as found: its row's text and the metric rows."""
+
+    state: str
+    metrics: list[dict[str, str]] = field(default_factory=list)
+
+
+def measures(strategy_name: str) -> bool:
+    """Whether ``strategy_name`` reads measured load (declares ``measures``)."""
+    strategy = STRATEGIES_BY_NAME.get(strategy_name)
+    return strategy is not None and strategy.measures is not None
+
+
+def strategy_state(
+    strategy_name: str, datasource: DatasourceState | None = None
+) -> list[dict[str, Any]]:
+    """Upstream's four rows (datasource, metrics, data models, name) for ``strategy_name``;
+    ``datasource`` is what was found for a strategy that measures."""
+    if datasource is None:
+        reads_capacity = needs_world(strategy_name)
+        datasource = DatasourceState("Placement: available" if reads_capacity else NO_DATASOURCE)
     return [
-        _row("Datasource", "Placement: available" if reads_capacity else NO_DATASOURCE, True),
-        _row("Metrics", [], False),
+        _row("Datasource", datasource.state, True),
+        _row("Metrics", datasource.metrics, False),
         _row(
             "CDM",
             [

@@ -3,10 +3,11 @@
 In order: a run before ``start_time`` is skipped until then; a CONTINUOUS audit
 past its ``end_time`` is SUCCEEDED; while any plan is ONGOING, an audit
 without ``force`` is skipped (its state unchanged) until its next time; else
-the audit becomes ONGOING, its strategy runs on the current capacity and the
+the audit becomes ONGOING, its strategy runs on the current capacity (and,
+for a metric strategy, on what ``measure`` read from the datasource) and the
 plan is stored with the outcome. A refusal of the strategy or the planner (a
-typed error) makes the audit FAILED with the error as its status message, and
-it is never run again, as upstream does.
+typed error, no datasource answering among them) makes the audit FAILED with
+the error as its status message, and it is never run again, as upstream does.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections.abc import Callable
 from sqlalchemy.engine import Engine
 
 from placement.actionplans import audit_types, schedule, states
+from placement.actionplans.datasources import Measure
 from placement.actionplans.errors import ActionPlanError, ActionPlanIsOngoing
 from placement.actionplans.planners import PlannerOptions
 from placement.objects.actionplans import audit_runs
@@ -48,7 +50,12 @@ def next_time(claim: AuditClaim, now: datetime.datetime) -> datetime.datetime | 
 
 
 def run_audit(
-    engine: Engine, options: PlannerOptions, claim: AuditClaim, runner_id: str, clock: Clock
+    engine: Engine,
+    options: PlannerOptions,
+    claim: AuditClaim,
+    runner_id: str,
+    clock: Clock,
+    measure: Measure | None = None,
 ) -> Outcome:
     """Run ``claim`` as the module says; the lease ends with the run."""
     now = clock()
@@ -65,14 +72,19 @@ def run_audit(
         return Outcome.PLAN_ONGOING
     if not audit_runs.begin(engine, claim.id, runner_id):
         return Outcome.LOST
-    return _plan_and_store(engine, options, claim, runner_id, clock)
+    return _plan_and_store(engine, options, claim, runner_id, clock, measure)
 
 
 def _plan_and_store(
-    engine: Engine, options: PlannerOptions, claim: AuditClaim, runner_id: str, clock: Clock
+    engine: Engine,
+    options: PlannerOptions,
+    claim: AuditClaim,
+    runner_id: str,
+    clock: Clock,
+    measure: Measure | None,
 ) -> Outcome:
     try:
-        planned = audit_runs.plan(engine, options, claim)
+        planned = audit_runs.plan(engine, options, claim, measure)
     except ActionPlanError as exc:
         LOG.warning("Audit %s failed: %s", claim.uuid, exc)
         audit_runs.end(engine, claim.id, runner_id, states.FAILED, str(exc))

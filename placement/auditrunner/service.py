@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy.engine import Engine
 
+from placement.actionplans.datasources import Measure
 from placement.actionplans.planners import PlannerOptions
 from placement.auditrunner.run import Clock, Outcome, run_audit
 from placement.db.tables import utcnow
@@ -55,6 +56,8 @@ class AuditRunner:
     runner_id: str = field(default_factory=_new_runner_id)
     hostname: str = field(default_factory=socket.gethostname)
     clock: Clock = utcnow
+    #: Answers a metric strategy's queries (None: no datasource, such audits fail).
+    measure: Measure | None = None
     stop: threading.Event = field(default_factory=threading.Event)
 
     @property
@@ -100,7 +103,9 @@ class AuditRunner:
         keeper = threading.Thread(target=self._keep_lease, args=(claim.id, done), daemon=True)
         keeper.start()
         try:
-            return run_audit(self.engine, self.options, claim, self.runner_id, self.clock)
+            return run_audit(
+                self.engine, self.options, claim, self.runner_id, self.clock, self.measure
+            )
         finally:
             done.set()
             keeper.join()

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import sqlalchemy
 from oslo_config import cfg
 
-from placement import actionplan_opts, db, logs
+from placement import actionplan_opts, datasources, db, logs
 from placement import conf as placement_conf
 from placement.auditrunner.service import AuditRunner
 from placement.cmd import daemon
@@ -65,6 +65,7 @@ def _runner(conf: cfg.ConfigOpts, engine: sqlalchemy.Engine) -> AuditRunner:
         options=actionplan_opts.planner_options(conf, installed, executor),
         lease_seconds=conf.lease_seconds or group.audit_lease,
         poll_interval=conf.poll_interval or group.continuous_audit_interval,
+        measure=datasources.measurer(conf),
     )
 
 

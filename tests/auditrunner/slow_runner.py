@@ -18,10 +18,10 @@ from placement.objects.actionplans import audit_runs
 _plan = audit_runs.plan
 
 
-def _slow_recorded_plan(engine, options, claim):  # type: ignore[no-untyped-def]
+def _slow_recorded_plan(engine, options, claim, measure=None):  # type: ignore[no-untyped-def]
     started = time.time()
     time.sleep(float(os.environ.get("SLOW_RUN_SECONDS", "0")))
-    planned = _plan(engine, options, claim)
+    planned = _plan(engine, options, claim, measure)
     with open(os.environ["RUN_RECORD"], "a") as record:
         line = {"audit": claim.uuid, "pid": os.getpid(), "start": started, "end": time.time()}
         record.write(json.dumps(line) + "\n")

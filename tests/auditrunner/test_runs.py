@@ -247,11 +247,11 @@ def test_two_runners_never_run_one_audit_at_once(clean, monkeypatch):
     runs: list[tuple[str, str, float, float]] = []
     real_plan = audit_runs.plan
 
-    def recorded(engine_, options, claim):
+    def recorded(engine_, options, claim, measure=None):
         started = time.monotonic()
         time.sleep(0.05)
         try:
-            return real_plan(engine_, options, claim)
+            return real_plan(engine_, options, claim, measure)
         finally:
             runs.append((claim.uuid, threading.current_thread().name, started, time.monotonic()))
 

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from placement.actionplans.errors import NotFound, StrategyNotRunnable
+from placement.actionplans.measured import Query
 from placement.actionplans.parameters import apply_strategy_parameters
 from placement.actionplans.solution import Solution
 from placement.actionplans.strategies import (
@@ -36,7 +37,7 @@ from placement.actionplans.strategies import (
 from placement.actionplans.strategies.declaration import Strategy
 from placement.actionplans.world import World
 
-__all__ = ["STRATEGIES", "STRATEGIES_BY_NAME", "Strategy", "needs_world", "solve"]
+__all__ = ["STRATEGIES", "STRATEGIES_BY_NAME", "Strategy", "needs_world", "queries", "solve"]
 
 #: Every strategy this service runs, alphabetically.
 STRATEGIES: tuple[Strategy, ...] = (
@@ -91,3 +92,14 @@ def solve(
         solution.planner = strategy.planner
     solution.parameters = checked
     return solution
+
+
+def queries(strategy_name: str, parameters: Mapping[str, Any], world: World) -> tuple[Query, ...]:
+    """What ``strategy_name`` must have measured before it solves on ``world`` with
+    ``parameters`` (checked first, as :func:`solve` checks them); () for a strategy
+    that reads no measured load, or a name outside the catalog (``solve`` refuses it)."""
+    strategy = STRATEGIES_BY_NAME.get(strategy_name)
+    if strategy is None or strategy.measures is None:
+        return ()
+    checked = apply_strategy_parameters(strategy.parameters_spec, parameters)
+    return tuple(strategy.measures(checked, world))

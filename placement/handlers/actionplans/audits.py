@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import falcon
 
-from placement import actionplan_opts, policy
+from placement import actionplan_opts, datasources, policy
 from placement.effects import registry
 from placement.handlers import base
 from placement.handlers.actionplans import audit_patch, listing, render
@@ -38,7 +38,8 @@ class Audits(base.Resource):
         executor = registry.executor(self.deps.conf)
         installed = registry.installed_declarations(executor)
         options = actionplan_opts.planner_options(self.deps.conf, installed, executor)
-        audit = audits.create_audit(self.deps.engine, options, request)
+        measure = datasources.measurer(self.deps.conf)
+        audit = audits.create_audit(self.deps.engine, options, request, measure)
         resp.location = base.absolute_url(req, f"/v1/audits/{audit.uuid}")
         base.send_json(resp, render.audit(req, audit, detail=True), 201)
 

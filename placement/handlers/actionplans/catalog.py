@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import falcon
 
-from placement import policy
-from placement.actionplans.requirements import strategy_state
+from placement import datasources, policy
+from placement.actionplans.requirements import measures, strategy_state
 from placement.handlers import base
 from placement.handlers.actionplans import listing, render
 from placement.handlers.actionplans.preamble import Lookup, responder
@@ -52,4 +52,5 @@ class StrategyState(base.Resource):
     @responder(policy.STRATEGY_STATE, returns={200: responses.STRATEGY_STATE})
     def on_get(self, req: falcon.Request, resp: falcon.Response, ident: str) -> None:
         found = strategies.get_strategy(self.deps.engine, ident)
-        base.send_json(resp, strategy_state(found.name))
+        datasource = datasources.state(self.deps.conf, found.name) if measures(found.name) else None
+        base.send_json(resp, strategy_state(found.name, datasource))

@@ -30,6 +30,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from placement.actionplans import states
 from placement.actionplans.audit_types import CONTINUOUS, EVENT
+from placement.actionplans.datasources import Measure
 from placement.actionplans.planners import PlannerOptions
 from placement.db import actionplan_tables as t
 from placement.db.transaction import reader, writer
@@ -187,12 +188,23 @@ def ongoing_plan(engine: Engine) -> str | None:
         return audits.ongoing_plan(conn)
 
 
-def plan(engine: Engine, options: PlannerOptions, claim: AuditClaim) -> planning.Planned:
-    """Run the audit's strategy on the current capacity and plan (a read transaction)."""
+def plan(
+    engine: Engine, options: PlannerOptions, claim: AuditClaim, measure: Measure | None = None
+) -> planning.Planned:
+    """Run the audit's strategy on the current capacity and plan (a read transaction).
+
+    A strategy that reads measured load has its queries answered by ``measure``
+    between two read transactions (the snapshot, then the plan on it); no
+    datasource answering raises NoDatasource."""
     strategy = None if claim.strategy_id is None else str(claim.strategy_id)
     with reader(engine) as conn:
         resolved = planning.resolve(conn, str(claim.goal_id), strategy, claim.parameters)
-        return planning.plan_run(conn, options, resolved, claim.auto_trigger)
+        snap = planning.snapshot(conn, resolved)
+        if not snap.queries:
+            return planning.plan_run(conn, options, resolved, claim.auto_trigger, snap)
+    snap = planning.measured(snap, measure)
+    with reader(engine) as conn:
+        return planning.plan_run(conn, options, resolved, claim.auto_trigger, snap)
 
 
 def store(

@@ -4,6 +4,7 @@ trigger (an EVENT audit's webhook), delete."""
 from __future__ import annotations
 
 import datetime
+import socket
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,11 +15,13 @@ from sqlalchemy.engine import Connection, Engine
 from placement import db
 from placement.actionplans import audit_changes, audit_types, states
 from placement.actionplans.audit_request import AuditRequest
+from placement.actionplans.datasources import Measure
 from placement.actionplans.errors import (
     ActionPlanIsOngoing,
     AuditStateNotAllowed,
     AuditTypeNotAllowed,
     Conflict,
+    NoDatasource,
 )
 from placement.actionplans.planners import PlannerOptions
 from placement.db import actionplan_tables as t
@@ -99,7 +102,12 @@ def _get(conn: Connection, ident: str) -> Audit:
     return LISTING.one(conn, by_ident(t.audits, ident), ident)
 
 
-def create_audit(engine: Engine, planner_options: PlannerOptions, request: AuditRequest) -> Audit:
+def create_audit(
+    engine: Engine,
+    planner_options: PlannerOptions,
+    request: AuditRequest,
+    measure: Measure | None = None,
+) -> Audit:
     """Create an audit; a ONESHOT one is planned here, in the request.
 
     ``request`` is the checked POST body, its template (if any) already
@@ -113,17 +121,27 @@ def create_audit(engine: Engine, planner_options: PlannerOptions, request: Audit
       (doc/watcher-api.md §3.8);
     * a ONESHOT audit without ``force`` while any plan is ONGOING is stored
       CANCELLED with no plan (the force guard, doc/planner.md §7);
-    * any other ONESHOT audit is stored SUCCEEDED with its plan and actions.
+    * any other ONESHOT audit is stored SUCCEEDED with its plan and actions; when
+      its strategy reads measured load, ``measure`` answers its queries between
+      reading the snapshot and planning on it, outside any transaction, and an
+      audit no datasource answers is stored FAILED with the reason as its
+      ``status_message`` (as upstream stores it), with no plan.
 
     Opens its own transactions; returns the audit.
     """
     with db.reader(engine) as conn:
         draft = _draft(conn, planner_options, request)
-        check_name_free(conn, draft.audit["name"])
-    return db.run_in_transaction(engine, lambda conn: _store(conn, draft), write=True)
+        if isinstance(draft, _Rows):
+            check_name_free(conn, draft.audit["name"])
+    if isinstance(draft, _Unmeasured):
+        draft = _measured(engine, planner_options, request, draft, measure)
+    rows = draft
+    return db.run_in_transaction(engine, lambda conn: _store(conn, rows), write=True)
 
 
-def _draft(conn: Connection, planner_options: PlannerOptions, request: AuditRequest) -> _Rows:
+def _draft(
+    conn: Connection, planner_options: PlannerOptions, request: AuditRequest
+) -> _Rows | _Unmeasured:
     if request.audit_type != audit_types.ONESHOT:
         resolved = planning.resolve_request(conn, request)
         planning.check_actions(conn, planner_options, resolved)
@@ -133,8 +151,45 @@ def _draft(conn: Connection, planner_options: PlannerOptions, request: AuditRequ
         resolved = planning.resolve_request(conn, request)
         audit = planning.audit_row(request, resolved, states.CANCELLED)
         return _Rows({**audit, "status_message": str(ActionPlanIsOngoing(running))})
-    draft = planning.prepare(conn, planner_options, request)
+    resolved = planning.resolve_request(conn, request)
+    snap = planning.snapshot(conn, resolved)
+    if snap.queries:
+        return _Unmeasured(resolved, snap)
+    draft = planning.prepare(conn, planner_options, request, resolved, snap)
     return _Rows(draft.audit, draft.plan, draft.actions)
+
+
+@dataclass(frozen=True)
+class _Unmeasured:
+    """A ONESHOT audit whose strategy's queries are still to be asked."""
+
+    resolved: planning.Resolved
+    snap: planning.Snapshot
+
+
+def _measured(
+    engine: Engine,
+    planner_options: PlannerOptions,
+    request: AuditRequest,
+    unmeasured: _Unmeasured,
+    measure: Measure | None,
+) -> _Rows:
+    """Ask the queries (no transaction open), then plan on the snapshot already read,
+    or the FAILED audit when no datasource answers."""
+    try:
+        snap = planning.measured(unmeasured.snap, measure)
+    except NoDatasource as exc:
+        audit = planning.audit_row(
+            request, unmeasured.resolved, states.FAILED, hostname=socket.gethostname()
+        )
+        rows = _Rows({**audit, "status_message": str(exc)})
+    else:
+        with db.reader(engine) as conn:
+            draft = planning.prepare(conn, planner_options, request, unmeasured.resolved, snap)
+        rows = _Rows(draft.audit, draft.plan, draft.actions)
+    with db.reader(engine) as conn:
+        check_name_free(conn, rows.audit["name"])
+    return rows
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import functools
 import socket
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy.engine import Connection
@@ -19,10 +19,13 @@ from sqlalchemy.engine import Connection
 from placement.actionplans import states
 from placement.actionplans.action_types import validate_actions
 from placement.actionplans.audit_request import AuditRequest
-from placement.actionplans.errors import NotFound
+from placement.actionplans.datasources import Measure
+from placement.actionplans.errors import NoDatasource, NotFound
+from placement.actionplans.measured import Query
 from placement.actionplans.parameters import apply_strategy_parameters
 from placement.actionplans.planners import PlannerOptions, make_plan
-from placement.actionplans.strategies import needs_world, solve
+from placement.actionplans.strategies import needs_world, queries, solve
+from placement.actionplans.world import World
 from placement.db.tables import utcnow
 from placement.objects.actionplans import goals, hosts, paging, strategies
 from placement.objects.actionplans.idents import by_ident
@@ -60,11 +63,46 @@ class Planned:
     actions: list[dict[str, Any]]
 
 
-def prepare(conn: Connection, options: PlannerOptions, request: AuditRequest) -> Draft:
-    """Resolve goal and strategy, run the strategy and the planner, build the rows
-    of a ONESHOT audit run in the request (stored SUCCEEDED)."""
-    resolved = resolve_request(conn, request)
-    planned = plan_run(conn, options, resolved, request.auto_trigger)
+@dataclass(frozen=True)
+class Snapshot:
+    """What a run reads before its strategy solves: the strategy that runs, the
+    capacity snapshot (None: it reads none) and the queries it needs measured."""
+
+    runner: strategies.Strategy
+    world: World | None
+    queries: tuple[Query, ...] = ()
+
+
+def snapshot(conn: Connection, resolved: Resolved) -> Snapshot:
+    """The strategy that runs, its capacity snapshot and its queries on it."""
+    runner = resolved.strategy or _first_strategy(conn, resolved.goal)
+    world = read_world(conn) if needs_world(runner.name) else None
+    wanted = queries(runner.name, resolved.parameters, world) if world is not None else ()
+    return Snapshot(runner, world, wanted)
+
+
+def measured(snap: Snapshot, measure: Measure | None) -> Snapshot:
+    """``snap`` with the answers to its queries in its world (outside any transaction:
+    a datasource may take seconds). NoDatasource when there are queries and nothing
+    to ask them of."""
+    if not snap.queries or snap.world is None:
+        return snap
+    if measure is None:
+        raise NoDatasource(snap.runner.name, [])
+    readings = measure(snap.runner.name, snap.queries)
+    return replace(snap, world=replace(snap.world, measurements=readings))
+
+
+def prepare(
+    conn: Connection,
+    options: PlannerOptions,
+    request: AuditRequest,
+    resolved: Resolved,
+    snap: Snapshot | None = None,
+) -> Draft:
+    """Run the strategy (on ``snap`` when read already) and the planner, build the
+    rows of a ONESHOT audit run in the request (stored SUCCEEDED)."""
+    planned = plan_run(conn, options, resolved, request.auto_trigger, snap)
     audit = audit_row(request, resolved, states.SUCCEEDED, hostname=socket.gethostname())
     return Draft(audit=audit, plan=planned.plan, actions=planned.actions)
 
@@ -110,12 +148,16 @@ def check_actions(conn: Connection, options: PlannerOptions, resolved: Resolved)
 
 
 def plan_run(
-    conn: Connection, options: PlannerOptions, resolved: Resolved, auto_trigger: bool
+    conn: Connection,
+    options: PlannerOptions,
+    resolved: Resolved,
+    auto_trigger: bool,
+    snap: Snapshot | None = None,
 ) -> Planned:
-    """Run the strategy on the current capacity (when it reads any) and the planner."""
-    runner = resolved.strategy or _first_strategy(conn, resolved.goal)
-    world = read_world(conn) if needs_world(runner.name) else None
-    solution = solve(runner.name, resolved.parameters, world)
+    """Run the strategy on ``snap`` (read now when not given) and the planner."""
+    snap = snap or snapshot(conn, resolved)
+    runner = snap.runner
+    solution = solve(runner.name, resolved.parameters, snap.world)
     validate_actions(solution.actions, options.action_types, options.executor)
     plan = make_plan(
         solution.planner,
