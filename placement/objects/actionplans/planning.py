@@ -172,6 +172,9 @@ def plan_run(
         "state": states.initial_plan_state(bool(plan.actions), auto_trigger),
         "efficacy_indicators": solution.efficacy_indicators,
         "global_efficacy": solution.global_efficacy,
+        # What the strategy left out and why (a value it could not measure), shown
+        # as the plan's status_message from 1.5; None when it left nothing out.
+        "status_message": " ".join(solution.notes) or None,
     }
     action_uuids = {planned.index: str(uuid.uuid4()) for planned in plan.actions}
     actions = [

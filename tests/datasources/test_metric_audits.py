@@ -1,0 +1,100 @@
+"""The metric strategies end to end: Placement's data written through its API, the
+load in a real Prometheus (``seeded.py``, pushed as watcher-tempest-plugin pushes
+it), ``POST /v1/audits`` naming ``basic``, and the plan the audit stored.
+
+compute2 is idle and holds the measured server; compute3 is a quarter busy and
+holds a server Prometheus has no series of; compute1 (``compute1.example.com`` on
+its scrape target) is fully loaded but empty, so, as upstream, it gets no score
+and takes nothing; compute4 has no scrape target at all. ``basic`` releases the
+least loaded node onto the busiest scored one with room, leaves compute4 out
+and says why in the plan's ``status_message``. On every configured database.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests import rig
+from tests.datasources.seeded import ABSENT, SERVER
+
+LATEST = {"X-Auth-Token": "admin", "OpenStack-API-Version": "infra-optim latest"}
+
+
+@pytest.fixture(params=rig.backends())
+def app(request: pytest.FixtureRequest, server: Any) -> Iterator[Any]:
+    options = {
+        "watcher_datasources": {"datasources": ["prometheus"]},
+        "prometheus_client": {"host": "127.0.0.1", "port": server.port},
+    }
+    with rig.placement_app(request.param, **options) as (wsgi_app, _conf):
+        yield wsgi_app
+
+
+def _ok(app: Any, method: str, path: str, body: Any = None) -> Any:
+    status, data = rig.call(app, method, path, body, "1.38")
+    assert status < 400, (method, path, status, data)
+    return data
+
+
+def _node(app: Any, name: str) -> str:
+    rp = str(uuid.uuid4())
+    _ok(app, "POST", "/resource_providers", {"name": name, "uuid": rp})
+    inventories = {"VCPU": {"total": 8}, "MEMORY_MB": {"total": 8192}}
+    body = {"resource_provider_generation": 0, "inventories": inventories}
+    _ok(app, "PUT", f"/resource_providers/{rp}/inventories", body)
+    return rp
+
+
+def _server(app: Any, consumer: str, node: str) -> None:
+    body = {
+        "allocations": {node: {"resources": {"VCPU": 2, "MEMORY_MB": 2048}}},
+        "project_id": "project",
+        "user_id": "user",
+        "consumer_generation": None,
+        "consumer_type": "INSTANCE",
+    }
+    _ok(app, "PUT", f"/allocations/{consumer}", body)
+
+
+def _get(app: Any, path: str) -> Any:
+    reply = rig.request(app, "GET", path, LATEST)
+    assert reply.status == 200, reply.body
+    return reply.json()
+
+
+def test_basic_releases_the_idle_node_and_says_what_it_did_not_measure(app) -> None:
+    _node(app, "compute1")
+    idle = _node(app, "compute2")
+    _server(app, SERVER, idle)
+    _server(app, ABSENT, _node(app, "compute3"))
+    _server(app, str(uuid.uuid4()), _node(app, "compute4"))
+    body = {"audit_type": "ONESHOT", "goal": "server_consolidation", "strategy": "basic"}
+    reply = rig.request(
+        app,
+        "POST",
+        "/v1/audits",
+        {**LATEST, "Content-Type": "application/json"},
+        json.dumps(body).encode(),
+    )
+    assert reply.status == 201, reply.body
+    audit = reply.json()
+    assert audit["state"] == "SUCCEEDED", audit["status_message"]
+    (plan,) = _get(app, f"/v1/action_plans/detail?audit_uuid={audit['uuid']}")["action_plans"]
+    actions = _get(app, f"/v1/actions/detail?action_plan_uuid={plan['uuid']}")["actions"]
+    moves = [a["input_parameters"] for a in actions if a["action_type"] == "migrate"]
+    assert [(m["resource_id"], m["source_node"], m["destination_node"]) for m in moves] == [
+        (SERVER, "compute2", "compute3")
+    ]
+    disabled = [
+        a["input_parameters"]["resource_name"]
+        for a in actions
+        if a["action_type"] == "change_nova_service_state"
+    ]
+    assert disabled == ["compute2"]
+    assert plan["state"] == "RECOMMENDED"
+    assert "No value for host_cpu_usage of node compute4" in plan["status_message"]
