@@ -362,11 +362,33 @@ def placement_database(cluster: Cluster) -> Iterator[list[str]]:
     url = make_url(dbutil.fresh_database_url(cluster.nodes[0].url))
     try:
         rig.create_mysql_schema(url.render_as_string(hide_password=False))
-        yield [
+        urls = [
             url.set(port=node.port).render_as_string(hide_password=False) for node in cluster.nodes
         ]
+        for through_node in urls:
+            _wait_until_stamped(through_node)
+        yield urls
     finally:
         dbutil.drop_database(url.render_as_string(hide_password=False))
+
+
+def _wait_until_stamped(url: str) -> None:
+    """Wait until the node behind ``url`` has applied the schema's stamp.
+
+    The stamp is a row written through node 0: another node applies it a moment
+    after the commit, and an application started through it before then finds
+    no Placement schema (seen in CI). A causal read waits for exactly that.
+    """
+    from placement.db import engine as db_engine
+    from placement.db import migration
+
+    engine = db_engine.engine_from_url(url)
+    try:
+        with engine.connect() as conn, db_engine.causal_reads(conn):
+            conn.exec_driver_sql("SELECT 1")  # returns once the node has caught up
+        assert migration.current_revision(engine) is not None, url
+    finally:
+        engine.dispose()
 
 
 def through(url: str, port: int) -> str:
