@@ -359,3 +359,9 @@ class NoDatasource(ActionPlanError):
     @property
     def listed(self) -> str:
         return "; ".join(self.reasons) or "none is configured ([watcher_datasources] datasources)"
+
+
+class NoDatasourceConfigured(NoDatasource):
+    """No datasource the strategy could use is configured at all (none listed is served
+    here with its options set), as opposed to one configured that does not answer.
+    A strategy declaring ``measures_optional`` then solves without measurements."""

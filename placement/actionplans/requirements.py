@@ -9,7 +9,9 @@ one that reads none (``dummy``, ``actuator``) has no datasource. A strategy
 that reads measured load (it declares ``measures``) reports its metric
 datasource instead, as the caller found it: the one chosen and, per meter,
 whether the datasource holds it (upstream's ``{<meter>: available}``), or why
-none answers. No storage or bare-metal model exists.
+none answers; or, for a strategy that can do without measurements
+(``workload_stabilization``) when none is configured, that it reads
+Placement and balances by allocated share. No storage or bare-metal model exists.
 """
 
 from __future__ import annotations
@@ -17,17 +19,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from placement.actionplans.strategies import STRATEGIES_BY_NAME, needs_world
+from placement.actionplans.strategies import STRATEGIES_BY_NAME, measures_optional, needs_world
 
 NO_DATASOURCE = "Datasource is not presented for this strategy"
+#: What a strategy that can do without measurements reads when no datasource is configured.
+BY_ALLOCATION = "Placement: available (no datasource configured: balancing by allocated share)"
 
 
 @dataclass(frozen=True)
 class DatasourceState:
-    """A metric strategy's datasource as found: its row's text and the metric rows."""
+    """A metric strategy's datasource as found: its row's text and the metric rows;
+    ``configured`` False when no datasource it could use is configured at all."""
 
     state: str
     metrics: list[dict[str, str]] = field(default_factory=list)
+    configured: bool = True
 
 
 def measures(strategy_name: str) -> bool:
@@ -41,6 +47,8 @@ def strategy_state(
 ) -> list[dict[str, Any]]:
     """Upstream's four rows (datasource, metrics, data models, name) for ``strategy_name``;
     ``datasource`` is what was found for a strategy that measures."""
+    if datasource is not None and not datasource.configured and measures_optional(strategy_name):
+        datasource = DatasourceState(BY_ALLOCATION)
     if datasource is None:
         reads_capacity = needs_world(strategy_name)
         datasource = DatasourceState("Placement: available" if reads_capacity else NO_DATASOURCE)

@@ -9,7 +9,8 @@ tries the strategy's datasources in order (``[watcher_strategies.<name>]`` or
 those missing a metric, and those not configured or not answering, and lets
 the first that answers read every query. None answering raises
 :class:`~placement.actionplans.errors.NoDatasource`, listing why each was
-passed over: the audit is stored FAILED with that message.
+passed over: the audit is stored FAILED with that message (unless none is
+configured and the strategy can do without: ``NoDatasourceConfigured``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from oslo_config import cfg
 
 from placement import actionplan_opts
 from placement.actionplans import datasources
-from placement.actionplans.errors import NoDatasource
+from placement.actionplans.errors import NoDatasource, NoDatasourceConfigured
 from placement.actionplans.measured import Measurements, Query
 from placement.actionplans.requirements import DatasourceState
 from placement.datasources import http
@@ -33,31 +34,34 @@ _CLIENTS: dict[str, Callable[[cfg.ConfigOpts], datasources.Datasource | None]] =
 }
 
 
-def choose(
-    conf: cfg.ConfigOpts, strategy: str, metrics: set[str]
-) -> tuple[datasources.Datasource | None, list[str]]:
-    """The first of ``strategy``'s datasources answering ``metrics`` that is reachable,
-    and why each one before it was passed over."""
+def choose(conf: cfg.ConfigOpts, strategy: str, metrics: set[str]) -> datasources.Datasource:
+    """The first of ``strategy``'s datasources answering ``metrics`` that is reachable.
+
+    NoDatasource, listing why each one was passed over, when none is; its subclass
+    NoDatasourceConfigured when none of them is even configured (listed, served here
+    and given its options), which a strategy that can do without measurements
+    tells apart from a configured datasource that does not answer.
+    """
     names = actionplan_opts.datasource_names(conf, strategy)
     chosen, reasons = datasources.candidates(names, metrics)
+    configured = False
     for declaration in chosen:
         client = _CLIENTS[declaration.name](conf)
         if client is None:
             reasons.append(f"{declaration.name}: not configured (no [prometheus_client] host)")
             continue
+        configured = True
         why = client.check_availability()
         if why is None:
-            return client, reasons
+            return client
         client.close()
         reasons.append(f"{declaration.name}: {why}")
-    return None, reasons
+    raise (NoDatasource if configured else NoDatasourceConfigured)(strategy, reasons)
 
 
 def measure(conf: cfg.ConfigOpts, strategy: str, queries: tuple[Query, ...]) -> Measurements:
     """The readings of ``queries`` from ``strategy``'s datasource (NoDatasource: none answers)."""
-    client, reasons = choose(conf, strategy, {query.metric for query in queries})
-    if client is None:
-        raise NoDatasource(strategy, reasons)
+    client = choose(conf, strategy, {query.metric for query in queries})
     try:
         return client.read(queries)
     finally:
@@ -73,9 +77,10 @@ def state(conf: cfg.ConfigOpts, strategy: str) -> DatasourceState:
     """``strategy state``'s datasource for a strategy that measures: the one chosen for
     the metrics it may read and, per meter, whether Prometheus holds its series
     (upstream's ``{<meter>: available}``), or why none answers."""
-    client, reasons = choose(conf, strategy, set(datasources.PROMETHEUS.meters))
-    if client is None:
-        return DatasourceState(str(NoDatasource(strategy, reasons)))
+    try:
+        client = choose(conf, strategy, set(datasources.PROMETHEUS.meters))
+    except NoDatasource as error:
+        return DatasourceState(str(error), configured=not isinstance(error, NoDatasourceConfigured))
     name = client.declaration.name
     try:
         held = client.list_metrics()

@@ -37,7 +37,15 @@ from placement.actionplans.strategies import (
 from placement.actionplans.strategies.declaration import Strategy
 from placement.actionplans.world import World
 
-__all__ = ["STRATEGIES", "STRATEGIES_BY_NAME", "Strategy", "needs_world", "queries", "solve"]
+__all__ = [
+    "STRATEGIES",
+    "STRATEGIES_BY_NAME",
+    "Strategy",
+    "measures_optional",
+    "needs_world",
+    "queries",
+    "solve",
+]
 
 #: Every strategy this service runs, alphabetically.
 STRATEGIES: tuple[Strategy, ...] = (
@@ -103,3 +111,10 @@ def queries(strategy_name: str, parameters: Mapping[str, Any], world: World) -> 
         return ()
     checked = apply_strategy_parameters(strategy.parameters_spec, parameters)
     return tuple(strategy.measures(checked, world))
+
+
+def measures_optional(strategy_name: str) -> bool:
+    """Whether ``strategy_name`` solves without measurements when no datasource is
+    configured (``Strategy.measures_optional``) rather than failing its audit."""
+    strategy = STRATEGIES_BY_NAME.get(strategy_name)
+    return strategy is not None and strategy.measures_optional

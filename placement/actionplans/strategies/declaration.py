@@ -35,7 +35,10 @@ class Strategy:
     solution brings a planner made for it (``zone_migration``); ``needs_world``
     says whether the object layer must read a capacity snapshot before solving;
     ``measures``, for a strategy that reads measured load, the queries a
-    datasource must answer first (None: it reads none).
+    datasource must answer first (None: it reads none); ``measures_optional``,
+    that it can do without them: when no datasource is configured it is given
+    no measurements (``World.measurements.datasource`` None) instead of its
+    audit failing, and says in its solution what it read instead.
     """
 
     name: str
@@ -46,3 +49,4 @@ class Strategy:
     needs_world: bool
     solve: Algorithm
     measures: Measures | None = None
+    measures_optional: bool = False

@@ -1,21 +1,28 @@
-"""The ``workload_stabilization`` strategy: spread allocations evenly over the nodes.
+"""The ``workload_stabilization`` strategy: even out the nodes' load.
 
-Upstream measures each node's CPU and RAM utilisation through a metrics service
-and moves servers while the standard deviation of those loads exceeds its
-thresholds. Here a node's load is its **allocated share**: VCPU (for the metric
-``instance_cpu_usage``) and MEMORY_MB (``instance_ram_usage``) used by every
-consumer on its tree, divided by the tree's capacity (doc/planner.md §9). So idle
-servers piled on a few nodes, which a utilisation balancer never sees, are
-spread; and a busy server on an empty node is not what this strategy looks at.
+Upstream measures each node's CPU and RAM utilisation through a datasource and
+moves servers while the standard deviation of those loads exceeds its
+thresholds. Here the load is **measured when a datasource is configured**
+(``measures``, doc/planner.md §9): per metric the host reading that
+``instance_metrics`` maps it to (``host_cpu_usage`` % of the host,
+``host_ram_usage`` KiB) over ``periods.compute_node`` with
+``aggregation_method.compute_node``, and each server's reading over
+``periods.instance`` / ``aggregation_method.instance``; a node's share is its
+busy cores (RAM in MB) over its VCPU (MEMORY_MB) capacity, and a server moving
+carries its busy cores (MB) along. A node or server without a value is left out,
+and noted. With **no datasource configured** (``measures_optional``) the load is
+the **allocated share**: VCPU and MEMORY_MB held on the node's tree over its
+capacity, and the solution notes that it balanced by allocation.
 
 The nodes balanced are the enabled ones with capacity in every class measured.
 While some metric's standard deviation over them exceeds its threshold, one
 server moves: from the most loaded node that has one whose move lowers the
 weighted deviation (the sum of each metric's deviation times its weight), the
-move that lowers it most. Arrivals take free capacity, departures give none back,
-so the plan fits whatever order its migrations run in; each server moves at most
-once, and only servers move (``Consumer.movable``). The spread never ends worse
-than it started: a move is only taken when it lowers the weighted deviation.
+move that lowers it most. Arrivals take free capacity by allocation, departures
+give none back, so the plan fits whatever order its migrations run in and never
+overcommits; each server moves at most once (upstream's ``fullsearch`` may plan
+one twice), and only servers move (``Consumer.movable``). The spread never ends
+worse than it started: a move is only taken when it lowers the weighted deviation.
 """
 
 from __future__ import annotations
@@ -25,21 +32,42 @@ from dataclasses import dataclass
 from typing import Any
 
 from placement.actionplans.errors import InvalidAuditParameters
+from placement.actionplans.measured import (
+    HOST_CPU_USAGE,
+    HOST_RAM_USAGE,
+    INSTANCE_CPU_USAGE,
+    INSTANCE_RAM_USAGE,
+    Query,
+)
 from placement.actionplans.planners import workload_stabilization as planner
 from placement.actionplans.solution import Solution
 from placement.actionplans.strategies import efficacy
 from placement.actionplans.strategies.declaration import Strategy
 from placement.actionplans.strategies.packing import FreeCapacity
+from placement.actionplans.strategies.readings import (
+    Readings,
+    aggregate,
+    of_node,
+    of_server,
+    servers,
+)
 from placement.actionplans.world import Consumer, Node, World
 
 _GOAL = "workload_balancing"
 
-#: Upstream's metric names, and the resource class whose allocated share stands in.
-METRIC_CLASSES = {"instance_cpu_usage": "VCPU", "instance_ram_usage": "MEMORY_MB"}
+#: Upstream's metric names, and the resource class a node's load is a share of.
+METRIC_CLASSES = {INSTANCE_CPU_USAGE: "VCPU", INSTANCE_RAM_USAGE: "MEMORY_MB"}
+#: The host metric that measures each instance metric on a node (``instance_metrics``
+#: may name only this one: another would mix units).
+HOST_METRICS = {INSTANCE_CPU_USAGE: HOST_CPU_USAGE, INSTANCE_RAM_USAGE: HOST_RAM_USAGE}
+
+#: The note of a solution balanced without measurements.
+BY_ALLOCATION = "No datasource configured: balanced by allocated share."
 
 
 @dataclass(frozen=True)
 class _Metric:
+    name: str
     resource_class: str
     threshold: float
     weight: float
@@ -47,6 +75,24 @@ class _Metric:
 
 #: Upstream's ways of choosing destinations; all search every node here (§9).
 HOST_CHOICES = ("cycle", "retry", "fullsearch")
+
+
+def _metric(parameters: dict[str, Any], name: str) -> _Metric:
+    """``name`` with its threshold and weight, and its host metric checked."""
+    if name not in parameters["thresholds"]:
+        raise InvalidAuditParameters(f"Invalid parameters for strategy: no threshold for {name}")
+    weight = parameters["weights"].get(f"{name}_weight")
+    if weight is None:
+        raise InvalidAuditParameters(
+            f"Incorrect mapping: could not find associated weight for {name} in weight dict."
+        )
+    host = parameters["instance_metrics"].get(name)
+    if host != HOST_METRICS[name]:
+        raise InvalidAuditParameters(
+            f"Invalid parameters for strategy: instance_metrics must map {name} to "
+            f"{HOST_METRICS[name]}, not {host!r}"
+        )
+    return _Metric(name, METRIC_CLASSES[name], parameters["thresholds"][name], weight)
 
 
 def _metrics(parameters: dict[str, Any]) -> list[_Metric]:
@@ -58,19 +104,123 @@ def _metrics(parameters: dict[str, Any]) -> list[_Metric]:
             f"Invalid parameters for strategy: host_choice {parameters['host_choice']!r} "
             f"is not one of {', '.join(HOST_CHOICES)}"
         )
-    chosen: list[_Metric] = []
-    for name in dict.fromkeys(parameters["metrics"]):
-        if name not in parameters["thresholds"]:
-            raise InvalidAuditParameters(
-                f"Invalid parameters for strategy: no threshold for {name}"
-            )
-        weight = parameters["weights"].get(f"{name}_weight")
-        if weight is None:
-            raise InvalidAuditParameters(
-                f"Incorrect mapping: could not find associated weight for {name} in weight dict."
-            )
-        chosen.append(_Metric(METRIC_CLASSES[name], parameters["thresholds"][name], weight))
-    return chosen
+    return [_metric(parameters, name) for name in dict.fromkeys(parameters["metrics"])]
+
+
+@dataclass(frozen=True)
+class _Asked:
+    """How readings are asked: per node and per server, the window and the aggregate
+    (a non-empty ``node`` entry stands for ``compute_node``, as upstream)."""
+
+    node_period: int
+    node_aggregate: str
+    server_period: int
+    server_aggregate: str
+
+    @classmethod
+    def of(cls, parameters: dict[str, Any]) -> _Asked:
+        periods, methods = parameters["periods"], parameters["aggregation_method"]
+        return cls(
+            periods.get("node") or periods["compute_node"],
+            aggregate(methods.get("node") or methods["compute_node"]),
+            periods["instance"],
+            aggregate(methods["instance"]),
+        )
+
+    def node(self, metric: _Metric, node: Node) -> Query:
+        return of_node(HOST_METRICS[metric.name], node, self.node_period, self.node_aggregate)
+
+    def server(self, metric: _Metric, consumer: Consumer) -> Query:
+        return of_server(metric.name, consumer, self.server_period, self.server_aggregate)
+
+
+def _balanced_nodes(world: World, metrics: list[_Metric]) -> list[Node]:
+    """The enabled nodes with capacity in every class measured (a powered-off node has
+    none)."""
+    return [
+        node
+        for node in world.nodes
+        if not node.disabled and all(node.capacity.get(m.resource_class, 0) > 0 for m in metrics)
+    ]
+
+
+def measures(parameters: dict[str, Any], world: World) -> tuple[Query, ...]:
+    """Each metric's host reading of every node balanced, and its reading of every
+    server on them."""
+    metrics = _metrics(parameters)
+    asked = _Asked.of(parameters)
+    nodes = _balanced_nodes(world, metrics)
+    of_nodes = (asked.node(m, node) for node in nodes for m in metrics)
+    of_servers = (
+        asked.server(m, consumer) for node in nodes for consumer in servers(node) for m in metrics
+    )
+    return (*of_nodes, *of_servers)
+
+
+@dataclass(frozen=True)
+class _Load:
+    """What is balanced: the nodes, each one's use per metric in the unit of its
+    capacity (cores, MB), and each server that may move with its load in that unit."""
+
+    nodes: list[Node]
+    used: dict[str, list[float]]
+    moving: dict[str, list[float]]
+
+
+def _allocated(world: World, metrics: list[_Metric]) -> _Load:
+    """The load by allocation: what the tree's consumers hold, what a server holds."""
+    nodes = _balanced_nodes(world, metrics)
+    used = {
+        node.uuid: [float(node.usage.get(m.resource_class, 0)) for m in metrics] for node in nodes
+    }
+    moving = {
+        consumer.uuid: [float(consumer.amounts.get(m.resource_class, 0)) for m in metrics]
+        for node in nodes
+        for consumer in servers(node)
+    }
+    return _Load(nodes, used, moving)
+
+
+def _host_use(metric: _Metric, value: float, node: Node) -> float:
+    """A host reading in its class's unit: % of the host as busy cores of its VCPU
+    capacity (upstream divides by the hypervisor's vCPUs), KiB as MB."""
+    if metric.resource_class == "VCPU":
+        return value * node.capacity["VCPU"] / 100
+    return value / 1024
+
+
+def _server_load(metric: _Metric, value: float, consumer: Consumer) -> float:
+    """A server reading in its class's unit: % of its vCPUs as busy cores (at least one
+    vCPU, as it was queried), MB as is."""
+    if metric.resource_class == "VCPU":
+        return value * max(1, consumer.amounts.get("VCPU", 0)) / 100
+    return value
+
+
+def _read(readings: Readings, queries: list[Query]) -> list[float] | None:
+    """Every query's value (each missing one noted), or None when any is missing."""
+    values = [readings.value(query) for query in queries]
+    return None if None in values else [v for v in values if v is not None]
+
+
+def _measured(world: World, metrics: list[_Metric], asked: _Asked, readings: Readings) -> _Load:
+    """The measured load of the nodes and servers with a value for every metric."""
+    nodes: list[Node] = []
+    used: dict[str, list[float]] = {}
+    moving: dict[str, list[float]] = {}
+    for node in _balanced_nodes(world, metrics):
+        values = _read(readings, [asked.node(m, node) for m in metrics])
+        if values is None:
+            continue
+        nodes.append(node)
+        used[node.uuid] = [_host_use(m, v, node) for m, v in zip(metrics, values, strict=True)]
+        for consumer in servers(node):
+            loads = _read(readings, [asked.server(m, consumer) for m in metrics])
+            if loads is not None:
+                moving[consumer.uuid] = [
+                    _server_load(m, v, consumer) for m, v in zip(metrics, loads, strict=True)
+                ]
+    return _Load(nodes, used, moving)
 
 
 #: A move must lower the weighted deviation by more than this (rounding is no gain).
@@ -78,23 +228,21 @@ _GAIN = 1e-12
 
 
 class _Loads:
-    """Each balanced node's allocated share per metric, as moves are planned.
+    """Each balanced node's share per metric (use over capacity), as moves are planned.
 
     Per metric it keeps the sum of the shares and of their squares, so the deviation
     after a candidate move costs a few operations however many nodes there are.
     """
 
-    def __init__(self, nodes: list[Node], metrics: list[_Metric]) -> None:
+    def __init__(self, load: _Load, metrics: list[_Metric]) -> None:
         self.metrics = metrics
-        self.share = {
-            node.uuid: [
-                node.usage.get(m.resource_class, 0) / node.capacity[m.resource_class]
-                for m in metrics
-            ]
-            for node in nodes
-        }
+        self.moving = load.moving
         self._capacity = {
-            node.uuid: [node.capacity[m.resource_class] for m in metrics] for node in nodes
+            node.uuid: [node.capacity[m.resource_class] for m in metrics] for node in load.nodes
+        }
+        self.share = {
+            uuid: [use / cap for use, cap in zip(used, self._capacity[uuid], strict=True)]
+            for uuid, used in load.used.items()
         }
         self._sums: list[tuple[float, float]] = []
         self._total()
@@ -130,7 +278,7 @@ class _Loads:
         self, consumer: Consumer, source: Node, destination: Node, i: int
     ) -> tuple[tuple[float, float], tuple[float, float]]:
         """Metric ``i``'s share of source and destination before and after the move."""
-        amount = consumer.amounts.get(self.metrics[i].resource_class, 0)
+        amount = self.moving[consumer.uuid][i]
         before = self.share[source.uuid][i], self.share[destination.uuid][i]
         after = (
             before[0] - amount / self._capacity[source.uuid][i],
@@ -162,21 +310,26 @@ _Move = tuple[Consumer, Node, Node]
 class _Balancer:
     """The moves that bring the nodes within the thresholds, one at a time."""
 
-    def __init__(self, nodes: list[Node], metrics: list[_Metric]) -> None:
-        self.nodes = nodes
-        self.loads = _Loads(nodes, metrics)
-        self.free = FreeCapacity(nodes)
+    def __init__(self, load: _Load, metrics: list[_Metric]) -> None:
+        self.nodes = load.nodes
+        self.loads = _Loads(load, metrics)
+        self.free = FreeCapacity(load.nodes)
         self.moved: set[str] = set()
+
+    def _candidates(self, source: Node) -> list[Consumer]:
+        """``source``'s servers that may move, one of each kind (servers holding and
+        carrying the same are the same move)."""
+        kinds: dict[tuple[Any, ...], Consumer] = {}
+        for consumer in source.consumers:
+            if consumer.uuid in self.loads.moving and consumer.uuid not in self.moved:
+                kind = (tuple(sorted(consumer.amounts.items())), *self.loads.moving[consumer.uuid])
+                kinds.setdefault(kind, consumer)
+        return list(kinds.values())
 
     def _best_from(self, source: Node, current: float) -> tuple[float, _Move] | None:
         """The move off ``source`` that lowers the weighted deviation most, if any does."""
         best: tuple[float, _Move] | None = None
-        tried: set[tuple[tuple[str, int], ...]] = set()
-        for consumer in source.consumers:
-            size = tuple(sorted(consumer.amounts.items()))
-            if not consumer.movable or consumer.uuid in self.moved or size in tried:
-                continue
-            tried.add(size)  # servers of one size on one node are the same move
+        for consumer in self._candidates(source):
             for destination in self.nodes:
                 if destination is source or not self.free.fits(destination, consumer.amounts):
                     continue
@@ -199,26 +352,26 @@ class _Balancer:
         return None
 
 
-def _balanced_nodes(world: World, metrics: list[_Metric]) -> list[Node]:
-    """The enabled nodes with capacity in every class measured (a powered-off node has
-    none)."""
-    return [
-        node
-        for node in world.nodes
-        if not node.disabled and all(node.capacity.get(m.resource_class, 0) > 0 for m in metrics)
-    ]
-
-
 def _efficacy(solution: Solution, balancer: _Balancer, before: float) -> None:
-    instances = sum(1 for node in balancer.nodes for c in node.consumers if c.movable)
+    instances = len(balancer.loads.moving)
     efficacy.balancing(solution, len(balancer.moved), instances, before, balancer.loads.weighted())
 
 
-def solve(parameters: dict[str, Any], world: World) -> Solution:
-    """Migrations that bring the allocated shares within the thresholds, if any do."""
+def _load(parameters: dict[str, Any], world: World, solution: Solution) -> _Load:
+    """The measured load when a datasource answered, else the allocated share (noted)."""
     metrics = _metrics(parameters)
-    balancer = _Balancer(_balanced_nodes(world, metrics), metrics)
+    asked = _Asked.of(parameters)  # checked even when nothing is asked
+    if world.measurements.datasource is None:
+        solution.note(BY_ALLOCATION)
+        return _allocated(world, metrics)
+    return _measured(world, metrics, asked, Readings(world, solution))
+
+
+def solve(parameters: dict[str, Any], world: World) -> Solution:
+    """Migrations that bring the nodes' loads within the thresholds, if any do."""
+    metrics = _metrics(parameters)
     solution = Solution()
+    balancer = _Balancer(_load(parameters, world, solution), metrics)
     before = balancer.loads.weighted()
     while not balancer.loads.balanced():
         move = balancer.step()
@@ -318,4 +471,6 @@ STRATEGY = Strategy(
     planner=planner.NAME,
     needs_world=True,
     solve=solve,
+    measures=measures,
+    measures_optional=True,
 )

@@ -20,11 +20,11 @@ from placement.actionplans import states
 from placement.actionplans.action_types import validate_actions
 from placement.actionplans.audit_request import AuditRequest
 from placement.actionplans.datasources import Measure
-from placement.actionplans.errors import NoDatasource, NotFound
-from placement.actionplans.measured import Query
+from placement.actionplans.errors import NoDatasourceConfigured, NotFound
+from placement.actionplans.measured import NONE, Query
 from placement.actionplans.parameters import apply_strategy_parameters
 from placement.actionplans.planners import PlannerOptions, make_plan
-from placement.actionplans.strategies import needs_world, queries, solve
+from placement.actionplans.strategies import measures_optional, needs_world, queries, solve
 from placement.actionplans.world import World
 from placement.db.tables import utcnow
 from placement.objects.actionplans import goals, hosts, paging, strategies
@@ -84,12 +84,18 @@ def snapshot(conn: Connection, resolved: Resolved) -> Snapshot:
 def measured(snap: Snapshot, measure: Measure | None) -> Snapshot:
     """``snap`` with the answers to its queries in its world (outside any transaction:
     a datasource may take seconds). NoDatasource when there are queries and nothing
-    to ask them of."""
+    to ask them of, unless none is configured and the strategy can do without
+    (``measures_optional``): it then solves on no measurements."""
     if not snap.queries or snap.world is None:
         return snap
-    if measure is None:
-        raise NoDatasource(snap.runner.name, [])
-    readings = measure(snap.runner.name, snap.queries)
+    try:
+        if measure is None:
+            raise NoDatasourceConfigured(snap.runner.name, [])
+        readings = measure(snap.runner.name, snap.queries)
+    except NoDatasourceConfigured:
+        if not measures_optional(snap.runner.name):
+            raise
+        readings = NONE
     return replace(snap, world=replace(snap.world, measurements=readings))
 
 
