@@ -140,7 +140,10 @@ def test_the_metric_strategies_declare_their_queries():
         "basic",
         "vm_workload_consolidation",
         "workload_balance",
+        "workload_stabilization",
     }
+    optional = {s.name for s in catalog.STRATEGIES if s.measures_optional}
+    assert optional == {"workload_stabilization"}
 
 
 def test_dummy_parameters_spec_is_upstreams():

@@ -20,9 +20,8 @@ from typing import Any
 import pytest
 
 from tests import rig
+from tests.datasources.cloud import LATEST, add_node, add_server, get
 from tests.datasources.seeded import ABSENT, SERVER
-
-LATEST = {"X-Auth-Token": "admin", "OpenStack-API-Version": "infra-optim latest"}
 
 
 @pytest.fixture(params=rig.backends())
@@ -35,44 +34,12 @@ def app(request: pytest.FixtureRequest, server: Any) -> Iterator[Any]:
         yield wsgi_app
 
 
-def _ok(app: Any, method: str, path: str, body: Any = None) -> Any:
-    status, data = rig.call(app, method, path, body, "1.38")
-    assert status < 400, (method, path, status, data)
-    return data
-
-
-def _node(app: Any, name: str) -> str:
-    rp = str(uuid.uuid4())
-    _ok(app, "POST", "/resource_providers", {"name": name, "uuid": rp})
-    inventories = {"VCPU": {"total": 8}, "MEMORY_MB": {"total": 8192}}
-    body = {"resource_provider_generation": 0, "inventories": inventories}
-    _ok(app, "PUT", f"/resource_providers/{rp}/inventories", body)
-    return rp
-
-
-def _server(app: Any, consumer: str, node: str) -> None:
-    body = {
-        "allocations": {node: {"resources": {"VCPU": 2, "MEMORY_MB": 2048}}},
-        "project_id": "project",
-        "user_id": "user",
-        "consumer_generation": None,
-        "consumer_type": "INSTANCE",
-    }
-    _ok(app, "PUT", f"/allocations/{consumer}", body)
-
-
-def _get(app: Any, path: str) -> Any:
-    reply = rig.request(app, "GET", path, LATEST)
-    assert reply.status == 200, reply.body
-    return reply.json()
-
-
 def test_basic_releases_the_idle_node_and_says_what_it_did_not_measure(app) -> None:
-    _node(app, "compute1")
-    idle = _node(app, "compute2")
-    _server(app, SERVER, idle)
-    _server(app, ABSENT, _node(app, "compute3"))
-    _server(app, str(uuid.uuid4()), _node(app, "compute4"))
+    add_node(app, "compute1")
+    idle = add_node(app, "compute2")
+    add_server(app, SERVER, idle)
+    add_server(app, ABSENT, add_node(app, "compute3"))
+    add_server(app, str(uuid.uuid4()), add_node(app, "compute4"))
     body = {"audit_type": "ONESHOT", "goal": "server_consolidation", "strategy": "basic"}
     reply = rig.request(
         app,
@@ -84,8 +51,8 @@ def test_basic_releases_the_idle_node_and_says_what_it_did_not_measure(app) -> N
     assert reply.status == 201, reply.body
     audit = reply.json()
     assert audit["state"] == "SUCCEEDED", audit["status_message"]
-    (plan,) = _get(app, f"/v1/action_plans/detail?audit_uuid={audit['uuid']}")["action_plans"]
-    actions = _get(app, f"/v1/actions/detail?action_plan_uuid={plan['uuid']}")["actions"]
+    (plan,) = get(app, f"/v1/action_plans/detail?audit_uuid={audit['uuid']}")["action_plans"]
+    actions = get(app, f"/v1/actions/detail?action_plan_uuid={plan['uuid']}")["actions"]
     moves = [a["input_parameters"] for a in actions if a["action_type"] == "migrate"]
     assert [(m["resource_id"], m["source_node"], m["destination_node"]) for m in moves] == [
         (SERVER, "compute2", "compute3")

@@ -20,8 +20,8 @@ import pytest
 from placement.actionplans.requirements import BY_ALLOCATION as STATE_BY_ALLOCATION
 from placement.actionplans.strategies.workload_stabilization import BY_ALLOCATION
 from tests import rig
+from tests.datasources.cloud import LATEST, add_node, add_server, get
 from tests.datasources.seeded import ABSENT, SERVER
-from tests.datasources.test_metric_audits import LATEST, _get, _node, _server
 from tests.server import free_port
 
 
@@ -57,8 +57,8 @@ def _audit(app: Any) -> tuple[dict, list[tuple[str, str, str]]]:
     assert reply.status == 201, reply.body
     audit = reply.json()
     assert audit["state"] == "SUCCEEDED", audit["status_message"]
-    (plan,) = _get(app, f"/v1/action_plans/detail?audit_uuid={audit['uuid']}")["action_plans"]
-    actions = _get(app, f"/v1/actions/detail?action_plan_uuid={plan['uuid']}")["actions"]
+    (plan,) = get(app, f"/v1/action_plans/detail?audit_uuid={audit['uuid']}")["action_plans"]
+    actions = get(app, f"/v1/actions/detail?action_plan_uuid={plan['uuid']}")["actions"]
     moves = [a["input_parameters"] for a in actions if a["action_type"] == "migrate"]
     return plan, [(m["resource_id"], m["source_node"], m["destination_node"]) for m in moves]
 
@@ -71,10 +71,10 @@ def _datasource_row(app: Any) -> str:
 
 def test_the_busy_node_is_relieved_on_measured_load(measured_app) -> None:
     app = measured_app
-    _server(app, SERVER, _node(app, "compute1"))
-    _node(app, "compute2")
-    _server(app, ABSENT, _node(app, "compute3"))
-    _node(app, "compute4")
+    add_server(app, SERVER, add_node(app, "compute1"))
+    add_node(app, "compute2")
+    add_server(app, ABSENT, add_node(app, "compute3"))
+    add_node(app, "compute4")
     plan, moves = _audit(app)
     # CPU shares 1.0 / 0 / .25: the server's 0.8 cores (a tenth of 8) go to the idle node,
     # though by allocation compute1 and compute3 hold the same.
@@ -87,10 +87,10 @@ def test_the_busy_node_is_relieved_on_measured_load(measured_app) -> None:
 
 def test_without_a_datasource_it_balances_allocations_and_says_so(bare_app) -> None:
     app = bare_app
-    full = _node(app, "compute1")
-    _server(app, str(uuid.uuid4()), full)
-    _server(app, str(uuid.uuid4()), full)
-    _node(app, "compute2")
+    full = add_node(app, "compute1")
+    add_server(app, str(uuid.uuid4()), full)
+    add_server(app, str(uuid.uuid4()), full)
+    add_node(app, "compute2")
     plan, moves = _audit(app)
     assert [(source, destination) for _, source, destination in moves] == [("compute1", "compute2")]
     assert plan["status_message"] == BY_ALLOCATION
@@ -103,7 +103,7 @@ def test_a_configured_datasource_that_does_not_answer_fails_the_audit(backend) -
         "prometheus_client": {"host": "127.0.0.1", "port": free_port()},
     }
     with rig.placement_app(backend, **options) as (app, _conf):
-        _server(app, str(uuid.uuid4()), _node(app, "compute1"))
+        add_server(app, str(uuid.uuid4()), add_node(app, "compute1"))
         body = {"audit_type": "ONESHOT", "goal": "workload_balancing"}
         body["strategy"] = "workload_stabilization"
         headers = {**LATEST, "Content-Type": "application/json"}
