@@ -359,3 +359,14 @@ class NoDatasource(ActionPlanError):
     @property
     def listed(self) -> str:
         return "; ".join(self.reasons) or "none is configured ([watcher_datasources] datasources)"
+
+
+class CannotRunHere(ActionPlanError):
+    """A strategy upstream serves that needs what this service has no way to give
+    (a metric no datasource here answers, Cinder): an audit naming it is stored
+    FAILED with this message, as upstream's goes FAILED with ``MetricNotAvailable``."""
+
+    facts = ("strategy", "reason")
+    template = "Strategy {strategy} cannot run in this service: {reason}"
+    strategy: str
+    reason: str

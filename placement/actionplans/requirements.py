@@ -9,7 +9,9 @@ one that reads none (``dummy``, ``actuator``) has no datasource. A strategy
 that reads measured load (it declares ``measures``) reports its metric
 datasource instead, as the caller found it: the one chosen and, per meter,
 whether the datasource holds it (upstream's ``{<meter>: available}``), or why
-none answers. No storage or bare-metal model exists.
+none answers. A strategy upstream serves that cannot run here (it declares
+``cannot_run``) says why in its datasource row. No storage or bare-metal model
+exists.
 """
 
 from __future__ import annotations
@@ -17,9 +19,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from placement.actionplans.strategies import STRATEGIES_BY_NAME, needs_world
+from placement.actionplans.strategies import STRATEGIES_BY_NAME, cannot_run, needs_world
 
 NO_DATASOURCE = "Datasource is not presented for this strategy"
+#: The datasource row of a strategy that cannot run here, before its reason.
+CANNOT_RUN = "Not available in this service"
 
 
 @dataclass(frozen=True)
@@ -42,8 +46,7 @@ def strategy_state(
     """Upstream's four rows (datasource, metrics, data models, name) for ``strategy_name``;
     ``datasource`` is what was found for a strategy that measures."""
     if datasource is None:
-        reads_capacity = needs_world(strategy_name)
-        datasource = DatasourceState("Placement: available" if reads_capacity else NO_DATASOURCE)
+        datasource = DatasourceState(_own_datasource(strategy_name))
     return [
         _row("Datasource", datasource.state, True),
         _row("Metrics", datasource.metrics, False),
@@ -58,6 +61,14 @@ def strategy_state(
         ),
         _row("Name", strategy_name, ""),
     ]
+
+
+def _own_datasource(strategy_name: str) -> str:
+    """The datasource row of a strategy that measures nothing: why it cannot run,
+    Placement's tables, or none."""
+    if reason := cannot_run(strategy_name):
+        return f"{CANNOT_RUN}: {reason}"
+    return "Placement: available" if needs_world(strategy_name) else NO_DATASOURCE
 
 
 def _row(kind: str, state: Any, mandatory: bool | str) -> dict[str, Any]:

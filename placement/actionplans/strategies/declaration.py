@@ -35,7 +35,8 @@ class Strategy:
     solution brings a planner made for it (``zone_migration``); ``needs_world``
     says whether the object layer must read a capacity snapshot before solving;
     ``measures``, for a strategy that reads measured load, the queries a
-    datasource must answer first (None: it reads none).
+    datasource must answer first (None: it reads none); ``cannot_run``, for a
+    strategy upstream serves that cannot run here, why not (None: it runs).
     """
 
     name: str
@@ -46,3 +47,4 @@ class Strategy:
     needs_world: bool
     solve: Algorithm
     measures: Measures | None = None
+    cannot_run: str | None = None
