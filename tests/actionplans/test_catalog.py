@@ -163,8 +163,7 @@ def test_the_strategies_that_cannot_run_here_say_why():
             "(upstream's Prometheus datasource has no series for them)"
         ),
         "storage_capacity_balance": (
-            "it balances Cinder's storage pools, and this service has no Cinder "
-            "(no storage model)"
+            "it balances Cinder's storage pools, and this service has no Cinder (no storage model)"
         ),
         "uniform_airflow": (
             "it reads host_airflow, host_inlet_temp, host_power, which no datasource "
