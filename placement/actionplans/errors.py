@@ -365,3 +365,14 @@ class NoDatasourceConfigured(NoDatasource):
     """No datasource the strategy could use is configured at all (none listed is served
     here with its options set), as opposed to one configured that does not answer.
     A strategy declaring ``measures_optional`` then solves without measurements."""
+
+
+class CannotRunHere(ActionPlanError):
+    """A strategy upstream serves that needs what this service has no way to give
+    (a metric no datasource here answers, Cinder): an audit naming it is stored
+    FAILED with this message, as upstream's goes FAILED with ``MetricNotAvailable``."""
+
+    facts = ("strategy", "reason")
+    template = "Strategy {strategy} cannot run in this service: {reason}"
+    strategy: str
+    reason: str

@@ -26,6 +26,14 @@ INSTANCE_CPU_USAGE: Final = "instance_cpu_usage"
 #: Per instance: MB used.
 INSTANCE_RAM_USAGE: Final = "instance_ram_usage"
 
+#: Upstream's metrics that no datasource served here answers (upstream's Prometheus
+#: datasource maps each to no series): the strategies reading them cannot run here.
+HOST_OUTLET_TEMP: Final = "host_outlet_temp"
+HOST_AIRFLOW: Final = "host_airflow"
+HOST_INLET_TEMP: Final = "host_inlet_temp"
+HOST_POWER: Final = "host_power"
+INSTANCE_L3_CACHE_USAGE: Final = "instance_l3_cache_usage"
+
 #: Which kind of resource each metric is read for.
 COMPUTE_NODE: Final = "compute_node"
 INSTANCE: Final = "instance"

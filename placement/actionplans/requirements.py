@@ -11,7 +11,9 @@ datasource instead, as the caller found it: the one chosen and, per meter,
 whether the datasource holds it (upstream's ``{<meter>: available}``), or why
 none answers; or, for a strategy that can do without measurements
 (``workload_stabilization``) when none is configured, that it reads
-Placement and balances by allocated share. No storage or bare-metal model exists.
+Placement and balances by allocated share. A strategy upstream serves that
+cannot run here (it declares ``cannot_run``) says why in its datasource row.
+No storage or bare-metal model exists.
 """
 
 from __future__ import annotations
@@ -19,11 +21,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from placement.actionplans.strategies import STRATEGIES_BY_NAME, measures_optional, needs_world
+from placement.actionplans.strategies import (
+    STRATEGIES_BY_NAME,
+    cannot_run,
+    measures_optional,
+    needs_world,
+)
 
 NO_DATASOURCE = "Datasource is not presented for this strategy"
 #: What a strategy that can do without measurements reads when no datasource is configured.
 BY_ALLOCATION = "Placement: available (no datasource configured: balancing by allocated share)"
+#: The datasource row of a strategy that cannot run here, before its reason.
+CANNOT_RUN = "Not available in this service"
 
 
 @dataclass(frozen=True)
@@ -50,8 +59,7 @@ def strategy_state(
     if datasource is not None and not datasource.configured and measures_optional(strategy_name):
         datasource = DatasourceState(BY_ALLOCATION)
     if datasource is None:
-        reads_capacity = needs_world(strategy_name)
-        datasource = DatasourceState("Placement: available" if reads_capacity else NO_DATASOURCE)
+        datasource = DatasourceState(_own_datasource(strategy_name))
     return [
         _row("Datasource", datasource.state, True),
         _row("Metrics", datasource.metrics, False),
@@ -66,6 +74,14 @@ def strategy_state(
         ),
         _row("Name", strategy_name, ""),
     ]
+
+
+def _own_datasource(strategy_name: str) -> str:
+    """The datasource row of a strategy that measures nothing: why it cannot run,
+    Placement's tables, or none."""
+    if reason := cannot_run(strategy_name):
+        return f"{CANNOT_RUN}: {reason}"
+    return "Placement: available" if needs_world(strategy_name) else NO_DATASOURCE
 
 
 def _row(kind: str, state: Any, mandatory: bool | str) -> dict[str, Any]:

@@ -4,7 +4,7 @@ import importlib
 import json
 import pkgutil
 
-from placement.actionplans import catalog, strategies
+from placement.actionplans import catalog, datasources, measured, strategies
 from placement.actionplans.planners import PLANNERS
 
 
@@ -59,7 +59,7 @@ def test_every_indicator_schema_is_json_text():
             assert json.loads(entry["schema"])["minimum"] == 0
 
 
-def test_strategies_we_run_in_entry_point_order():
+def test_strategies_in_entry_point_order():
     assert [(s.name, s.display_name, s.goal, s.planner) for s in catalog.STRATEGIES] == [
         ("actuator", "Actuator", "unclassified", None),
         ("basic", "Basic offline consolidation", "server_consolidation", "weight"),
@@ -78,7 +78,16 @@ def test_strategies_we_run_in_entry_point_order():
             "server_consolidation",
             "node_resource_consolidation",
         ),
+        ("noisy_neighbor", "Noisy Neighbor", "noisy_neighbor", None),
+        ("outlet_temperature", "Outlet temperature based strategy", "thermal_optimization", None),
         ("saving_energy", "Saving Energy Strategy", "saving_energy", "weight"),
+        (
+            "storage_capacity_balance",
+            "Storage Capacity Balance Strategy",
+            "workload_balancing",
+            None,
+        ),
+        ("uniform_airflow", "Uniform airflow migration strategy", "airflow_optimization", None),
         (
             "vm_workload_consolidation",
             "VM Workload Consolidation Strategy",
@@ -144,6 +153,68 @@ def test_the_metric_strategies_declare_their_queries():
     }
     optional = {s.name for s in catalog.STRATEGIES if s.measures_optional}
     assert optional == {"workload_stabilization"}
+
+
+def test_the_strategies_that_cannot_run_here_say_why():
+    assert {s.name: s.cannot_run for s in catalog.STRATEGIES if s.cannot_run} == {
+        "noisy_neighbor": (
+            "it reads instance_l3_cache_usage, which no datasource served here answers "
+            "(upstream's Prometheus datasource has no series for them)"
+        ),
+        "outlet_temperature": (
+            "it reads host_outlet_temp, which no datasource served here answers "
+            "(upstream's Prometheus datasource has no series for them)"
+        ),
+        "storage_capacity_balance": (
+            "it balances Cinder's storage pools, and this service has no Cinder (no storage model)"
+        ),
+        "uniform_airflow": (
+            "it reads host_airflow, host_inlet_temp, host_power, which no datasource "
+            "served here answers (upstream's Prometheus datasource has no series for them)"
+        ),
+    }
+
+
+def test_the_metrics_they_read_are_answered_by_no_datasource_here():
+    unanswered = {
+        measured.HOST_OUTLET_TEMP,
+        measured.HOST_AIRFLOW,
+        measured.HOST_INLET_TEMP,
+        measured.HOST_POWER,
+        measured.INSTANCE_L3_CACHE_USAGE,
+    }
+    for declaration in datasources.DECLARED.values():
+        assert declaration.missing(unanswered) == sorted(unanswered)
+
+
+def test_the_parameters_of_the_strategies_that_cannot_run_are_upstreams():
+    # python-watcher 17.0.0's get_schema(): every parameter a number with a default
+    defaults = {
+        name: {key: (entry["type"], entry["default"]) for key, entry in spec.items()}
+        for name, spec in (
+            (s.name, s.parameters_spec["properties"]) for s in catalog.STRATEGIES if s.cannot_run
+        )
+    }
+    assert defaults == {
+        "noisy_neighbor": {"cache_threshold": ("number", 35.0), "period": ("number", 100.0)},
+        "outlet_temperature": {
+            "threshold": ("number", 35.0),
+            "period": ("number", 30),
+            "granularity": ("number", 300),
+        },
+        "storage_capacity_balance": {"volume_threshold": ("number", 80.0)},
+        "uniform_airflow": {
+            "threshold_airflow": ("number", 400.0),
+            "threshold_inlet_t": ("number", 28.0),
+            "threshold_power": ("number", 350.0),
+            "period": ("number", 300),
+            "granularity": ("number", 300),
+        },
+    }
+    airflow = catalog.STRATEGIES_BY_NAME["uniform_airflow"].parameters_spec["properties"]
+    assert airflow["threshold_airflow"]["description"] == (
+        "airflow threshold for migration, Unit is 0.1CFM"
+    )
 
 
 def test_dummy_parameters_spec_is_upstreams():

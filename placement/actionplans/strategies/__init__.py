@@ -28,7 +28,11 @@ from placement.actionplans.strategies import (
     dummy_with_scorer,
     host_maintenance,
     node_resource_consolidation,
+    noisy_neighbor,
+    outlet_temperature,
     saving_energy,
+    storage_capacity_balance,
+    uniform_airflow,
     vm_workload_consolidation,
     workload_balance,
     workload_stabilization,
@@ -41,13 +45,15 @@ __all__ = [
     "STRATEGIES",
     "STRATEGIES_BY_NAME",
     "Strategy",
+    "cannot_run",
     "measures_optional",
     "needs_world",
     "queries",
     "solve",
 ]
 
-#: Every strategy this service runs, alphabetically.
+#: Every strategy this service lists, alphabetically (those upstream serves that
+#: cannot run here declare ``cannot_run``: see ``cannot_run.py``).
 STRATEGIES: tuple[Strategy, ...] = (
     actuator.STRATEGY,
     basic.STRATEGY,
@@ -56,7 +62,11 @@ STRATEGIES: tuple[Strategy, ...] = (
     dummy_with_scorer.STRATEGY,
     host_maintenance.STRATEGY,
     node_resource_consolidation.STRATEGY,
+    noisy_neighbor.STRATEGY,
+    outlet_temperature.STRATEGY,
     saving_energy.STRATEGY,
+    storage_capacity_balance.STRATEGY,
+    uniform_airflow.STRATEGY,
     vm_workload_consolidation.STRATEGY,
     workload_balance.STRATEGY,
     workload_stabilization.STRATEGY,
@@ -76,6 +86,13 @@ def needs_world(strategy_name: str) -> bool:
     return strategy is not None and strategy.needs_world
 
 
+def cannot_run(strategy_name: str) -> str | None:
+    """Why this service cannot run ``strategy_name`` (None: it can, or the name is
+    outside the catalog and ``solve`` refuses it)."""
+    strategy = STRATEGIES_BY_NAME.get(strategy_name)
+    return None if strategy is None else strategy.cannot_run
+
+
 def solve(
     strategy_name: str, parameters: Mapping[str, Any], world: World | None = None
 ) -> Solution:
@@ -85,7 +102,7 @@ def solve(
     subclasses) for parameters the spec refuses, ReservedWord from the actuator, and
     StrategyNotRunnable for a strategy that reads capacity called without a
     ``world`` (the others ignore it); the capacity strategies raise NodeNotFound and
-    ConsumersCannotBePlaced.
+    ConsumersCannotBePlaced, and those that cannot run here CannotRunHere.
     """
     strategy = STRATEGIES_BY_NAME.get(strategy_name)
     if strategy is None:

@@ -38,7 +38,9 @@ class Strategy:
     datasource must answer first (None: it reads none); ``measures_optional``,
     that it can do without them: when no datasource is configured it is given
     no measurements (``World.measurements.datasource`` None) instead of its
-    audit failing, and says in its solution what it read instead.
+    audit failing, and says in its solution what it read instead;
+    ``cannot_run``, for a strategy upstream serves that cannot run here, why
+    not (None: it runs).
     """
 
     name: str
@@ -50,3 +52,4 @@ class Strategy:
     solve: Algorithm
     measures: Measures | None = None
     measures_optional: bool = False
+    cannot_run: str | None = None

@@ -17,6 +17,7 @@ from placement.actionplans import audit_changes, audit_types, states
 from placement.actionplans.audit_request import AuditRequest
 from placement.actionplans.datasources import Measure
 from placement.actionplans.errors import (
+    ActionPlanError,
     ActionPlanIsOngoing,
     AuditStateNotAllowed,
     AuditTypeNotAllowed,
@@ -117,6 +118,9 @@ def create_audit(
     allocations, a taken name); one write transaction then stores what is
     decided, so a failure stores nothing:
 
+    * an audit of any type whose strategy cannot run here (``cannot_run.py``) is
+      stored FAILED with the reason as its ``status_message``, with no plan (as
+      upstream's goes FAILED with ``MetricNotAvailable``);
     * a CONTINUOUS or EVENT audit is stored PENDING, for the audit runner
       (doc/watcher-api.md §3.8);
     * a ONESHOT audit without ``force`` while any plan is ONGOING is stored
@@ -142,16 +146,17 @@ def create_audit(
 def _draft(
     conn: Connection, planner_options: PlannerOptions, request: AuditRequest
 ) -> _Rows | _Unmeasured:
+    resolved = planning.resolve_request(conn, request)
+    refused = planning.refusal(conn, resolved)
+    if refused is not None:
+        return _failed(request, resolved, refused)
     if request.audit_type != audit_types.ONESHOT:
-        resolved = planning.resolve_request(conn, request)
         planning.check_actions(conn, planner_options, resolved)
         return _Rows(planning.audit_row(request, resolved, states.PENDING))
     running = None if request.force else ongoing_plan(conn)
     if running is not None:
-        resolved = planning.resolve_request(conn, request)
         audit = planning.audit_row(request, resolved, states.CANCELLED)
         return _Rows({**audit, "status_message": str(ActionPlanIsOngoing(running))})
-    resolved = planning.resolve_request(conn, request)
     snap = planning.snapshot(conn, resolved)
     if snap.queries:
         return _Unmeasured(resolved, snap)
@@ -179,10 +184,7 @@ def _measured(
     try:
         snap = planning.measured(unmeasured.snap, measure)
     except NoDatasource as exc:
-        audit = planning.audit_row(
-            request, unmeasured.resolved, states.FAILED, hostname=socket.gethostname()
-        )
-        rows = _Rows({**audit, "status_message": str(exc)})
+        rows = _failed(request, unmeasured.resolved, exc)
     else:
         with db.reader(engine) as conn:
             draft = planning.prepare(conn, planner_options, request, unmeasured.resolved, snap)
@@ -190,6 +192,12 @@ def _measured(
     with db.reader(engine) as conn:
         check_name_free(conn, rows.audit["name"])
     return rows
+
+
+def _failed(request: AuditRequest, resolved: planning.Resolved, why: ActionPlanError) -> _Rows:
+    """The FAILED audit of a run that could not plan, ``why`` as its status message."""
+    audit = planning.audit_row(request, resolved, states.FAILED, hostname=socket.gethostname())
+    return _Rows({**audit, "status_message": str(why)})
 
 
 @dataclass(frozen=True)

@@ -20,11 +20,21 @@ from placement.actionplans import states
 from placement.actionplans.action_types import validate_actions
 from placement.actionplans.audit_request import AuditRequest
 from placement.actionplans.datasources import Measure
-from placement.actionplans.errors import NoDatasourceConfigured, NotFound
+from placement.actionplans.errors import (
+    CannotRunHere,
+    NoDatasourceConfigured,
+    NotFound,
+)
 from placement.actionplans.measured import NONE, Query
 from placement.actionplans.parameters import apply_strategy_parameters
 from placement.actionplans.planners import PlannerOptions, make_plan
-from placement.actionplans.strategies import measures_optional, needs_world, queries, solve
+from placement.actionplans.strategies import (
+    cannot_run,
+    measures_optional,
+    needs_world,
+    queries,
+    solve,
+)
 from placement.actionplans.world import World
 from placement.db.tables import utcnow
 from placement.objects.actionplans import goals, hosts, paging, strategies
@@ -139,6 +149,14 @@ def resolve(
     )
 
 
+def refusal(conn: Connection, resolved: Resolved) -> CannotRunHere | None:
+    """Why the strategy that would run cannot run in this service (the audit is
+    stored FAILED with it, as upstream's fails), or None when it can."""
+    runner = resolved.strategy or _first_strategy(conn, resolved.goal)
+    reason = cannot_run(runner.name)
+    return None if reason is None else CannotRunHere(runner.name, reason)
+
+
 def check_actions(conn: Connection, options: PlannerOptions, resolved: Resolved) -> None:
     """Refuse now the actions a recurring audit's every run would refuse.
 
@@ -229,8 +247,12 @@ def _resolve(conn: Connection, listing: paging.Listing[R], ident: object) -> R:
 
 
 def _first_strategy(conn: Connection, goal: goals.Goal) -> strategies.Strategy:
-    """The goal's first strategy in catalog order (what upstream runs for "auto")."""
-    first = strategies.LISTING.fetch_page(conn, paging.Page(limit=1), goal=goal.uuid)
-    if not first:
+    """The goal's first strategy in catalog order that can run here (what upstream
+    runs for "auto"), or its first when none can (the audit then fails saying why).
+
+    Upstream would run ``storage_capacity_balance`` for ``workload_balancing``;
+    here, without Cinder, ``workload_balance`` runs (api-ref's general notes)."""
+    of_goal = strategies.LISTING.fetch_page(conn, paging.Page(), goal=goal.uuid)
+    if not of_goal:
         raise NotFound("Strategy", f"for goal {goal.name}")
-    return first[0]
+    return next((s for s in of_goal if cannot_run(s.name) is None), of_goal[0])

@@ -213,7 +213,6 @@ def test_default_name_and_long_names(store):
             errors.UnknownActionType,
             "actions[0].action_type",
         ),
-        ({"goal": "airflow_optimization", "strategy": None, "parameters": {}}, errors.NotFound, ""),
     ],
 )
 def test_refusals_store_nothing(store, fields, error, message):
@@ -222,6 +221,45 @@ def test_refusals_store_nothing(store, fields, error, message):
         store.audit(**fields)
     assert str(caught.value).startswith(message)
     assert store.counts() == before
+
+
+@pytest.mark.parametrize(
+    "timing",
+    [
+        {"audit_type": "ONESHOT"},
+        {"audit_type": "CONTINUOUS", "interval": "60"},
+        {"audit_type": "EVENT"},
+    ],
+)
+def test_a_strategy_that_cannot_run_here_stores_the_audit_failed(store, timing):
+    before = store.counts()
+    audit = store.audit(
+        goal="thermal_optimization", strategy="outlet_temperature", parameters={}, **timing
+    )
+    assert audit.state == "FAILED"
+    assert audit.status_message == (
+        "Strategy outlet_temperature cannot run in this service: it reads host_outlet_temp, "
+        "which no datasource served here answers "
+        "(upstream's Prometheus datasource has no series for them)"
+    )
+    assert audit.parameters == {"threshold": 35.0, "period": 30, "granularity": 300}
+    after = store.counts()
+    assert after["audits"] == before["audits"] + 1
+    assert (after["action_plans"], after["actions"]) == (before["action_plans"], before["actions"])
+
+
+def test_a_goal_whose_only_strategy_cannot_run_fails_naming_it(store):
+    audit = store.audit(goal="airflow_optimization", strategy=None, parameters={})
+    assert (audit.state, audit.strategy_name) == ("FAILED", None)
+    assert audit.status_message.startswith("Strategy uniform_airflow cannot run in this service")
+
+
+def test_a_goal_runs_its_first_strategy_that_can_run(store):
+    """storage_capacity_balance comes first for workload_balancing, but needs Cinder."""
+    audit = store.audit(goal="workload_balancing", strategy=None, parameters={})
+    # workload_balance reads measured load, and this store has no datasource
+    assert audit.state == "FAILED"
+    assert audit.status_message.startswith("Strategy workload_balance reads measured load")
 
 
 def test_names_are_unique_among_live_audits(store):
