@@ -28,6 +28,8 @@ from placement.actionplans.strategies import efficacy
 from placement.actionplans.strategies.declaration import Strategy
 from placement.actionplans.strategies.packing import FreeCapacity
 from placement.actionplans.strategies.readings import (
+    AGGREGATION_METHOD,
+    GRANULARITY,
     Readings,
     aggregate,
     of_node,
@@ -181,24 +183,8 @@ STRATEGY = Strategy(
                 "type": "number",
                 "default": 7200,
             },
-            "granularity": {
-                "description": "The time between two measures in an aggregated timeseries of a "
-                "metric.",
-                "type": "number",
-                "default": 300,
-            },
-            "aggregation_method": {
-                "description": "Function used to aggregate multiple measures into an aggregate. "
-                "For example, the min aggregation method will aggregate the values of different "
-                "measures to the minimum value of all the measures in the time range.",
-                "type": "object",
-                "properties": {
-                    "instance": {"type": "string", "default": "mean"},
-                    "compute_node": {"type": "string", "default": "mean"},
-                    "node": {"type": "string", "default": ""},
-                },
-                "default": {"instance": "mean", "compute_node": "mean", "node": ""},
-            },
+            "granularity": GRANULARITY,
+            "aggregation_method": AGGREGATION_METHOD,
         }
     },
     planner=weight.NAME,

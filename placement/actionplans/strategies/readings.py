@@ -10,12 +10,36 @@ solution says so in a note naming the metric, the resource and the reason.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TypeVar
+from typing import Any, Final, TypeVar
 
 from placement.actionplans.errors import InvalidAuditParameters
 from placement.actionplans.measured import AGGREGATES, INSTANCE, RESOURCE_KIND, Query
 from placement.actionplans.solution import Solution
 from placement.actionplans.world import Consumer, Node, World
+
+#: Upstream's ``granularity`` parameter of the metric strategies: the spacing of
+#: samples Gnocchi aggregates; accepted, and read by no datasource here (nor by
+#: upstream's Prometheus).
+GRANULARITY: Final[dict[str, Any]] = {
+    "description": "The time between two measures in an aggregated timeseries of a metric.",
+    "type": "number",
+    "default": 300,
+}
+
+#: Upstream's ``aggregation_method`` parameter: the aggregate per kind of resource
+#: (``node`` the deprecated name of ``compute_node``).
+AGGREGATION_METHOD: Final[dict[str, Any]] = {
+    "description": "Function used to aggregate multiple measures into an aggregate. For "
+    "example, the min aggregation method will aggregate the values of different measures to "
+    "the minimum value of all the measures in the time range.",
+    "type": "object",
+    "properties": {
+        "instance": {"type": "string", "default": "mean"},
+        "compute_node": {"type": "string", "default": "mean"},
+        "node": {"type": "string", "default": ""},
+    },
+    "default": {"instance": "mean", "compute_node": "mean", "node": ""},
+}
 
 
 def period(seconds: float) -> int:

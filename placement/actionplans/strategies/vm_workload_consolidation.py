@@ -53,7 +53,13 @@ from placement.actionplans.solution import Solution
 from placement.actionplans.strategies import efficacy
 from placement.actionplans.strategies.declaration import Strategy
 from placement.actionplans.strategies.packing import FreeCapacity
-from placement.actionplans.strategies.readings import Readings, of_node, of_server, servers
+from placement.actionplans.strategies.readings import (
+    GRANULARITY,
+    Readings,
+    of_node,
+    of_server,
+    servers,
+)
 from placement.actionplans.world import Consumer, Node, World
 
 #: The reason recorded when the strategy disables a node (upstream's text).
@@ -303,12 +309,7 @@ STRATEGY = Strategy(
                 "type": "number",
                 "default": 3600,
             },
-            "granularity": {
-                "description": "The time between two measures in an aggregated timeseries of a "
-                "metric.",
-                "type": "number",
-                "default": 300,
-            },
+            "granularity": GRANULARITY,
         }
     },
     planner=weight.NAME,

@@ -32,7 +32,7 @@ from placement.actionplans.solution import Solution
 from placement.actionplans.strategies import efficacy
 from placement.actionplans.strategies.declaration import Strategy
 from placement.actionplans.strategies.packing import FreeCapacity
-from placement.actionplans.strategies.readings import Readings, of_server, servers
+from placement.actionplans.strategies.readings import GRANULARITY, Readings, of_server, servers
 from placement.actionplans.world import Consumer, Node, World
 
 #: Each metric upstream accepts, with the class a node's utilisation is a share of.
@@ -211,12 +211,7 @@ STRATEGY = Strategy(
                 "type": "number",
                 "default": 300,
             },
-            "granularity": {
-                "description": "The time between two measures in an aggregated timeseries of a "
-                "metric.",
-                "type": "number",
-                "default": 300,
-            },
+            "granularity": GRANULARITY,
         }
     },
     planner=weight.NAME,

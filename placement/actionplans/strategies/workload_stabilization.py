@@ -45,6 +45,7 @@ from placement.actionplans.strategies import efficacy
 from placement.actionplans.strategies.declaration import Strategy
 from placement.actionplans.strategies.packing import FreeCapacity
 from placement.actionplans.strategies.readings import (
+    AGGREGATION_METHOD,
     Readings,
     aggregate,
     of_node,
@@ -447,18 +448,7 @@ STRATEGY = Strategy(
                 },
                 "default": {"instance": 720, "compute_node": 600, "node": 0},
             },
-            "aggregation_method": {
-                "description": "Function used to aggregate multiple measures into an aggregate. "
-                "For example, the min aggregation method will aggregate the values of different "
-                "measures to the minimum value of all the measures in the time range.",
-                "type": "object",
-                "properties": {
-                    "instance": {"type": "string", "default": "mean"},
-                    "compute_node": {"type": "string", "default": "mean"},
-                    "node": {"type": "string", "default": ""},
-                },
-                "default": {"instance": "mean", "compute_node": "mean", "node": ""},
-            },
+            "aggregation_method": AGGREGATION_METHOD,
             "granularity": {
                 "description": "The time between two measures in an aggregated timeseries of a "
                 "metric.",
