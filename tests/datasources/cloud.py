@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any
 
@@ -44,3 +45,32 @@ def get(app: Any, path: str) -> Any:
     reply = rig.request(app, "GET", path, LATEST)
     assert reply.status == 200, reply.body
     return reply.json()
+
+
+def post_audit(app: Any, goal: str, strategy: str) -> dict:
+    """A ONESHOT audit of ``strategy`` through ``POST /v1/audits`` (201); the audit."""
+    body = {"audit_type": "ONESHOT", "goal": goal, "strategy": strategy}
+    headers = {**LATEST, "Content-Type": "application/json"}
+    reply = rig.request(app, "POST", "/v1/audits", headers, json.dumps(body).encode())
+    assert reply.status == 201, reply.body
+    return reply.json()
+
+
+def plan_of(app: Any, audit: dict) -> tuple[dict, list[dict]]:
+    """The plan a SUCCEEDED audit left and its actions, in plan order."""
+    assert audit["state"] == "SUCCEEDED", audit["status_message"]
+    (plan,) = get(app, f"/v1/action_plans/detail?audit_uuid={audit['uuid']}")["action_plans"]
+    return plan, get(app, f"/v1/actions/detail?action_plan_uuid={plan['uuid']}")["actions"]
+
+
+def moves(actions: list[dict]) -> list[tuple[str, str, str]]:
+    """Each migrate's server, source and destination."""
+    return [
+        (
+            a["input_parameters"]["resource_id"],
+            a["input_parameters"]["source_node"],
+            a["input_parameters"]["destination_node"],
+        )
+        for a in actions
+        if a["action_type"] == "migrate"
+    ]

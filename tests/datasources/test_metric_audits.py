@@ -12,7 +12,6 @@ and says why in the plan's ``status_message``. On every configured database.
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -20,7 +19,7 @@ from typing import Any
 import pytest
 
 from tests import rig
-from tests.datasources.cloud import LATEST, add_node, add_server, get
+from tests.datasources.cloud import add_node, add_server, moves, plan_of, post_audit
 from tests.datasources.seeded import ABSENT, SERVER
 
 
@@ -40,23 +39,8 @@ def test_basic_releases_the_idle_node_and_says_what_it_did_not_measure(app) -> N
     add_server(app, SERVER, idle)
     add_server(app, ABSENT, add_node(app, "compute3"))
     add_server(app, str(uuid.uuid4()), add_node(app, "compute4"))
-    body = {"audit_type": "ONESHOT", "goal": "server_consolidation", "strategy": "basic"}
-    reply = rig.request(
-        app,
-        "POST",
-        "/v1/audits",
-        {**LATEST, "Content-Type": "application/json"},
-        json.dumps(body).encode(),
-    )
-    assert reply.status == 201, reply.body
-    audit = reply.json()
-    assert audit["state"] == "SUCCEEDED", audit["status_message"]
-    (plan,) = get(app, f"/v1/action_plans/detail?audit_uuid={audit['uuid']}")["action_plans"]
-    actions = get(app, f"/v1/actions/detail?action_plan_uuid={plan['uuid']}")["actions"]
-    moves = [a["input_parameters"] for a in actions if a["action_type"] == "migrate"]
-    assert [(m["resource_id"], m["source_node"], m["destination_node"]) for m in moves] == [
-        (SERVER, "compute2", "compute3")
-    ]
+    plan, actions = plan_of(app, post_audit(app, "server_consolidation", "basic"))
+    assert moves(actions) == [(SERVER, "compute2", "compute3")]
     disabled = [
         a["input_parameters"]["resource_name"]
         for a in actions

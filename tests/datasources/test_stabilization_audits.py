@@ -10,7 +10,6 @@ compute4 has no scrape target.
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -20,7 +19,7 @@ import pytest
 from placement.actionplans.requirements import BY_ALLOCATION as STATE_BY_ALLOCATION
 from placement.actionplans.strategies.workload_stabilization import BY_ALLOCATION
 from tests import rig
-from tests.datasources.cloud import LATEST, add_node, add_server, get
+from tests.datasources.cloud import add_node, add_server, moves, plan_of, post_audit
 from tests.datasources.seeded import ABSENT, SERVER
 from tests.server import free_port
 
@@ -50,17 +49,8 @@ def bare_app(backend: str) -> Iterator[Any]:
 
 
 def _audit(app: Any) -> tuple[dict, list[tuple[str, str, str]]]:
-    body = {"audit_type": "ONESHOT", "goal": "workload_balancing"}
-    body["strategy"] = "workload_stabilization"
-    headers = {**LATEST, "Content-Type": "application/json"}
-    reply = rig.request(app, "POST", "/v1/audits", headers, json.dumps(body).encode())
-    assert reply.status == 201, reply.body
-    audit = reply.json()
-    assert audit["state"] == "SUCCEEDED", audit["status_message"]
-    (plan,) = get(app, f"/v1/action_plans/detail?audit_uuid={audit['uuid']}")["action_plans"]
-    actions = get(app, f"/v1/actions/detail?action_plan_uuid={plan['uuid']}")["actions"]
-    moves = [a["input_parameters"] for a in actions if a["action_type"] == "migrate"]
-    return plan, [(m["resource_id"], m["source_node"], m["destination_node"]) for m in moves]
+    plan, actions = plan_of(app, post_audit(app, "workload_balancing", "workload_stabilization"))
+    return plan, moves(actions)
 
 
 def _datasource_row(app: Any) -> str:
@@ -104,11 +94,6 @@ def test_a_configured_datasource_that_does_not_answer_fails_the_audit(backend) -
     }
     with rig.placement_app(backend, **options) as (app, _conf):
         add_server(app, str(uuid.uuid4()), add_node(app, "compute1"))
-        body = {"audit_type": "ONESHOT", "goal": "workload_balancing"}
-        body["strategy"] = "workload_stabilization"
-        headers = {**LATEST, "Content-Type": "application/json"}
-        reply = rig.request(app, "POST", "/v1/audits", headers, json.dumps(body).encode())
-        assert reply.status == 201, reply.body
-        audit = reply.json()
+        audit = post_audit(app, "workload_balancing", "workload_stabilization")
         assert audit["state"] == "FAILED"
         assert "does not answer" in audit["status_message"]
