@@ -6,8 +6,10 @@
   the catalog is not cached, as it is filled in after start-up),
   bootstrapped with an ``admin`` user, a ``service`` project with the ``nova``
   and ``placement`` service users, and a catalog naming every service below;
+* a private Prometheus (:mod:`tests.prometheus`) with one scrape target per
+  compute host labelled ``fqdn=<host>``, empty until a scenario pushes series;
 * our Placement (:func:`tests.server.gunicorn`, ``auth_strategy = keystone``,
-  a migrated SQLite database);
+  a migrated SQLite database), planning metric strategies on that Prometheus;
 * stand-in image and network services (:mod:`tests.nova.stubs`);
 * Nova: the compute API (gunicorn serving ``nova.wsgi.osapi_compute``),
   ``nova-conductor``, ``nova-scheduler`` and one ``nova-compute`` per host
@@ -53,6 +55,7 @@ from keystoneauth1 import session as ksa_session
 from keystoneauth1.identity import v3
 
 from tests import dbutil, identity, rig, scratchvenv, server
+from tests import prometheus as prom
 from tests.clients import clientenv
 from tests.nova import novaenv, stubs
 
@@ -598,6 +601,8 @@ class Cloud:
     session: ksa_session.Session
     procs: Processes
     timings: dict[str, float]
+    #: Where our Placement reads measured load (``[prometheus_client]``): push series here.
+    prometheus: prom.Prometheus
     hosts: tuple[str, ...] = HOSTS
     appliers: list[Applier] = field(default_factory=list)
 
@@ -844,8 +849,10 @@ def running(workdir: str | None = None) -> Iterator[Cloud]:
             with phase("keystone"):
                 start_keystone(root, procs, keystone_port, templates)
             fakes = stack.enter_context(stubs.serving())
+            with phase("prometheus"):
+                measured = stack.enter_context(_prometheus())
             with phase("placement"):
-                placement_url = stack.enter_context(_placement(root, keystone_url))
+                placement_url = stack.enter_context(_placement(root, keystone_url, measured))
             session = admin_session(keystone_url)
             register(
                 session,
@@ -872,6 +879,7 @@ def running(workdir: str | None = None) -> Iterator[Cloud]:
                 session=session,
                 procs=procs,
                 timings=phase.seconds,
+                prometheus=measured,
             )
             with phase("computes"):
                 cloud.wait_for_computes()
@@ -891,9 +899,26 @@ def placement_database(workdir: Path) -> str:
     return f"sqlite:///{workdir}/placement.db"
 
 
+def _prometheus() -> contextlib.AbstractContextManager[prom.Prometheus]:
+    """A private Prometheus knowing each compute host by its ``fqdn`` label, as the
+    metric strategies find a node's series; no series until a scenario pushes them."""
+    if not prom.available():
+        raise CloudError(
+            f"{prom.PROMETHEUS} is missing: the cloud's Placement plans metric strategies"
+            " on a private Prometheus (apt-get install prometheus; .ci/run installs it)"
+        )
+    # Ports nothing listens on (privileged, unused): a node exporter on this machine's
+    # 9100 would otherwise be scraped into compute1's series.
+    targets = [
+        prom.Target(f"127.0.0.1:{1 + index}", {"fqdn": host}) for index, host in enumerate(HOSTS)
+    ]
+    return prom.prometheus(targets)
+
+
 @contextlib.contextmanager
-def _placement(workdir: Path, keystone_url: str) -> Iterator[str]:
-    """Our Placement on a migrated SQLite file, behind Keystone's auth_token."""
+def _placement(workdir: Path, keystone_url: str, measured: prom.Prometheus) -> Iterator[str]:
+    """Our Placement on a migrated SQLite file, behind Keystone's auth_token,
+    reading measured load from ``measured`` (the API process plans ONESHOT audits)."""
     url = placement_database(workdir)
     rig.migrated(url)
     with server.gunicorn(
@@ -902,7 +927,9 @@ def _placement(workdir: Path, keystone_url: str) -> Iterator[str]:
         auth_strategy="keystone",
         # Audits are checked against the types the appliers of this cloud perform.
         conf_extra=identity.authtoken_section(keystone_url, keystone_url)
-        + "[watcher_applier]\nexecutor = nova\n",
+        + "[watcher_applier]\nexecutor = nova\n"
+        + "[watcher_datasources]\ndatasources = prometheus\n"
+        + f"[prometheus_client]\nhost = 127.0.0.1\nport = {measured.port}\n",
     ) as base:
         yield base
 
@@ -921,6 +948,7 @@ def main() -> None:
         print(f"placement: {cloud.placement_url}")
         print(f"compute:   {cloud.compute_url}/v2.1")
         print(f"stubs:     {cloud.stubs.url} (image, network)")
+        print(f"prometheus: {cloud.prometheus.url}")
         print(cloud.openrc(), flush=True)
         with contextlib.suppress(KeyboardInterrupt):
             signal.pause()

@@ -19,7 +19,10 @@ and checks what Nova and our Placement show afterwards:
   action FAILED with Nova's message, its descendant CANCELLED, an independent
   action SUCCEEDED;
 * a resize by flavor name: the server on the new flavor, its allocations too;
-* node_resource_consolidation with Nova's scheduler choosing the destinations.
+* node_resource_consolidation with Nova's scheduler choosing the destinations;
+* ``basic`` planned on load pushed into the cloud's Prometheus (as
+  watcher-tempest-plugin pushes it): the idle compute's servers live-migrated to
+  the loaded one, the idle compute's service disabled.
 
 The scenarios share the session's cloud (and ``test_boot``'s servers when on
 the same worker): they count what was on a host, not totals, and each enables
@@ -37,6 +40,7 @@ from typing import Any
 
 import pytest
 
+from tests import prometheus
 from tests.nova import cloud
 
 VCPUS, RAM_MB, DISK_GB = 1, 512, 1
@@ -445,6 +449,57 @@ def test_node_resource_consolidation_through_nova(nova: cloud.Cloud, small: str)
     assert {a["state"] for a in _actions(nova, plan)} == {"SUCCEEDED"}
     _assert_drained(nova, released, "Watcher node resource consolidation strategy", before)
     print(f"node_resource_consolidation, {len(migrated)} servers: {took:.1f} s")
+
+
+def _measure(nova: cloud.Cloud, loaded: str, idle: str) -> list[str]:
+    """Push, as watcher-tempest-plugin does, ``loaded`` fully busy and ``idle`` idle,
+    and every consumer on ``idle`` (earlier scenarios' servers too: one left
+    unmeasured would stay and keep the node enabled); those consumers."""
+    now_ms = int(time.time() * 1000)
+    on_idle = nova.placement.get(f"/resource_providers/{_providers(nova)[idle]}/allocations")
+    consumers = list(on_idle.json()["allocations"])
+    payload = (
+        prometheus.host_text(loaded, 4096, now_ms, idle_slopes=[0.0, 0.0], load=0.8)
+        + prometheus.host_text(idle, 4096, now_ms, idle_slopes=[1.0, 1.0], load=0.1)
+        + "".join(prometheus.instance_text(consumer, RAM_MB, now_ms) for consumer in consumers)
+    )
+    pushed = nova.prometheus.push(payload)
+    assert pushed.returncode == 0, pushed.stderr
+    return consumers
+
+
+def test_basic_on_measured_load_through_nova(nova: cloud.Cloud, small: str) -> None:
+    """``basic`` plans on the load our Placement reads in the cloud's Prometheus:
+    compute2 idle, compute1 busy (compute3 unmeasured: left out); compute2's servers
+    go live to compute1 and its compute service is disabled."""
+    kept = nova.boot("exec-basic-loaded", small, host="compute1")["id"]
+    moving = nova.boot("exec-basic-idle", small, host="compute2")["id"]
+    consumers = _measure(nova, "compute1", "compute2")
+    try:
+        before = _before(nova, "compute2")
+        assert moving in before.status
+        command = "optimize audit create -g server_consolidation -s basic --auto-trigger -f json"
+        audit = json.loads(nova.openstack(*command.split()))["UUID"]
+        found = nova.watcher.get(f"/v1/action_plans?audit_uuid={audit}").json()["action_plans"]
+        (plan,) = [p["uuid"] for p in found]
+        planned = _actions(nova, plan)
+        moves = {
+            a["input_parameters"]["resource_id"]: a["input_parameters"]["destination_node"]
+            for a in planned
+            if a["action_type"] == "migrate"
+        }
+        assert moves == dict.fromkeys(before.status, "compute1"), planned
+
+        ended = _apply(nova, plan, "applier-basic")
+
+        assert ended["state"] == "SUCCEEDED", (ended, _actions(nova, plan))
+        assert {a["state"] for a in _actions(nova, plan)} == {"SUCCEEDED"}
+        _assert_drained(nova, ["compute2"], "watcher_disabled", before)
+        assert nova.server(moving)["OS-EXT-SRV-ATTR:host"] == "compute1"
+        assert nova.server(kept)["OS-EXT-SRV-ATTR:host"] == "compute1"
+    finally:
+        nova.prometheus.delete_series(f'{{resource=~"{"|".join(consumers)}"}}')
+        nova.prometheus.delete_series('{fqdn=~"compute1|compute2"}')
 
 
 def test_stop_shelve_and_delete_through_nova(nova: cloud.Cloud, small: str) -> None:
