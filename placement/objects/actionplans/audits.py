@@ -147,11 +147,11 @@ def _draft(
     conn: Connection, planner_options: PlannerOptions, request: AuditRequest
 ) -> _Rows | _Unmeasured:
     resolved = planning.resolve_request(conn, request)
-    refused = planning.refusal(conn, resolved)
+    refused = planning.refusal(resolved)
     if refused is not None:
         return _failed(request, resolved, refused)
     if request.audit_type != audit_types.ONESHOT:
-        planning.check_actions(conn, planner_options, resolved)
+        planning.check_actions(planner_options, resolved)
         return _Rows(planning.audit_row(request, resolved, states.PENDING))
     running = None if request.force else ongoing_plan(conn)
     if running is not None:
@@ -179,17 +179,20 @@ def _measured(
     unmeasured: _Unmeasured,
     measure: Measure | None,
 ) -> _Rows:
-    """Ask the queries (no transaction open), then plan on the snapshot already read,
-    or the FAILED audit when no datasource answers."""
+    """Ask the queries (no transaction open), then, in one read transaction, plan on
+    the snapshot already read (or the FAILED audit when no datasource answers) and
+    check the name is still free."""
+    snap, failure = unmeasured.snap, None
     try:
-        snap = planning.measured(unmeasured.snap, measure)
+        snap = planning.measured(snap, measure)
     except NoDatasource as exc:
-        rows = _failed(request, unmeasured.resolved, exc)
-    else:
-        with db.reader(engine) as conn:
-            draft = planning.prepare(conn, planner_options, request, unmeasured.resolved, snap)
-        rows = _Rows(draft.audit, draft.plan, draft.actions)
+        failure = exc
     with db.reader(engine) as conn:
+        if failure is not None:
+            rows = _failed(request, unmeasured.resolved, failure)
+        else:
+            draft = planning.prepare(conn, planner_options, request, unmeasured.resolved, snap)
+            rows = _Rows(draft.audit, draft.plan, draft.actions)
         check_name_free(conn, rows.audit["name"])
     return rows
 

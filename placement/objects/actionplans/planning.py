@@ -63,6 +63,8 @@ class Resolved:
     goal: goals.Goal
     strategy: strategies.Strategy | None
     parameters: dict[str, Any]
+    #: The strategy that runs: the one named, else the goal's first that can run here.
+    runner: strategies.Strategy
 
 
 @dataclass(frozen=True)
@@ -85,7 +87,7 @@ class Snapshot:
 
 def snapshot(conn: Connection, resolved: Resolved) -> Snapshot:
     """The strategy that runs, its capacity snapshot and its queries on it."""
-    runner = resolved.strategy or _first_strategy(conn, resolved.goal)
+    runner = resolved.runner
     world = read_world(conn) if needs_world(runner.name) else None
     wanted = queries(runner.name, resolved.parameters, world) if world is not None else ()
     return Snapshot(runner, world, wanted)
@@ -145,19 +147,21 @@ def resolve(
     )
     spec = strategy.parameters_spec if strategy else {}
     return Resolved(
-        goal=goal, strategy=strategy, parameters=apply_strategy_parameters(spec, parameters)
+        goal=goal,
+        strategy=strategy,
+        parameters=apply_strategy_parameters(spec, parameters),
+        runner=strategy or _first_strategy(conn, goal),
     )
 
 
-def refusal(conn: Connection, resolved: Resolved) -> CannotRunHere | None:
+def refusal(resolved: Resolved) -> CannotRunHere | None:
     """Why the strategy that would run cannot run in this service (the audit is
     stored FAILED with it, as upstream's fails), or None when it can."""
-    runner = resolved.strategy or _first_strategy(conn, resolved.goal)
-    reason = cannot_run(runner.name)
-    return None if reason is None else CannotRunHere(runner.name, reason)
+    reason = cannot_run(resolved.runner.name)
+    return None if reason is None else CannotRunHere(resolved.runner.name, reason)
 
 
-def check_actions(conn: Connection, options: PlannerOptions, resolved: Resolved) -> None:
+def check_actions(options: PlannerOptions, resolved: Resolved) -> None:
     """Refuse now the actions a recurring audit's every run would refuse.
 
     A strategy that reads no capacity (``actuator``, ``dummy``) makes the same
@@ -165,9 +169,8 @@ def check_actions(conn: Connection, options: PlannerOptions, resolved: Resolved)
     the installed action types when the audit is created, as a ONESHOT audit's
     are; a strategy reading capacity is checked by each run on what it finds.
     """
-    runner = resolved.strategy or _first_strategy(conn, resolved.goal)
-    if not needs_world(runner.name):
-        solution = solve(runner.name, resolved.parameters, None)
+    if not needs_world(resolved.runner.name):
+        solution = solve(resolved.runner.name, resolved.parameters, None)
         validate_actions(solution.actions, options.action_types, options.executor)
 
 
