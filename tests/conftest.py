@@ -23,6 +23,32 @@ def pytest_make_parametrize_id(config: pytest.Config, val: object, argname: str)
     return None
 
 
+#: The test files that share one Nova cloud (``tests/nova/conftest.py``'s
+#: ``nova_cloud``, a session fixture): they all go to one xdist worker.
+NOVA_CLOUD_TESTS = "tests/nova/"
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """``--dist loadfile``, but every file of :data:`NOVA_CLOUD_TESTS` in one group.
+
+    A session fixture exists once per worker; the Nova cloud (Keystone, Nova's
+    services, Prometheus: most of a minute to start and a good part of the
+    machine to run) must start once per run, not once per worker its files
+    happen to land on.
+    """
+    if config.getoption("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class OneNovaCloud(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            if nodeid.startswith(NOVA_CLOUD_TESTS):
+                return NOVA_CLOUD_TESTS
+            return super()._split_scope(nodeid)
+
+    return OneNovaCloud(config, log)  # type: ignore[arg-type]
+
+
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Under CI both database servers must be named: no silent skips."""
     if os.environ.get("CI", "").lower() == "true":

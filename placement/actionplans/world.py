@@ -64,6 +64,9 @@ class Node:
 
     ``powered_off``: a ``change_node_power_state`` off left it serving nothing (its
     capacity is then 0: every inventory's reserved is its total).
+    ``totals``: its inventories' totals per class, before reserved and overcommit:
+    the host's own size (Nova's ``vcpus``, ``memory_mb``), which measured load is a
+    share of.
     """
 
     uuid: str
@@ -73,6 +76,7 @@ class Node:
     disabled: bool = False
     consumers: tuple[Consumer, ...] = ()
     powered_off: bool = False
+    totals: Amounts = field(default_factory=dict)
 
     def free(self) -> dict[str, int]:
         """Capacity not used yet, per class (never below zero)."""

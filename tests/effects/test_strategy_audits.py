@@ -53,7 +53,7 @@ def _audit_count(cloud) -> int:
     return len(audits.list_audits(cloud.engine, paging.Page()))
 
 
-def test_world_reads_trees_capacity_usage_and_disabled(cloud):
+def test_world_reads_trees_capacity_totals_usage_and_disabled(cloud):
     node = cloud.node("h1", VCPU={"total": 8, "reserved": 2, "allocation_ratio": 2.0})
     gpu = cloud.node("h1-gpu", parent=node, VGPU=4)
     off = cloud.node("h2", VCPU=4)
@@ -66,6 +66,7 @@ def test_world_reads_trees_capacity_usage_and_disabled(cloud):
     assert [n.name for n in world.nodes] == ["h1", "h2"]
     h1, h2 = world.nodes
     assert h1.capacity == {"VCPU": 12, "VGPU": 4}
+    assert h1.totals == {"VCPU": 8, "VGPU": 4}  # the host's own size: no reserved, no ratio
     assert h1.usage == {"VCPU": 3, "VGPU": 1}
     assert [(c.uuid, dict(c.amounts)) for c in h1.consumers] == [(vm, {"VCPU": 3, "VGPU": 1})]
     assert (h1.disabled, h2.disabled) == (False, True)

@@ -71,6 +71,8 @@ COMPUTE_MICROVERSION = "2.95"
 PLACEMENT_MICROVERSION = "1.39"
 SHIM_DIR = str(Path(__file__).resolve().parent)
 START_TIMEOUT_S = 180
+#: Where an action plan has nothing left to do.
+FINISHED_PLAN_STATES = ("SUCCEEDED", "FAILED", "CANCELLED", "SUPERSEDED")
 #: Part of the templates' directory name: a change to how they are made makes new ones.
 TEMPLATES_VERSION = 3
 MYSQL_URL = os.environ.get("PLACEMENT_TEST_MYSQL_URL") or "mysql+pymysql://root@127.0.0.1:3306/"
@@ -544,10 +546,12 @@ def _start_nova(workdir: Path, procs: Processes, api_port: int) -> str:
         CLOUD_WSGI_ARGV=json.dumps(["nova-api"]),
     )
     procs.start("nova-api", _gunicorn(venv, api_port, workers=2), api_env, confdir)
+    # nova-compute through compute_shim.py: hosts of 8 vCPUs and 16 GiB, not 1,000 and 800.
+    compute = [str(venv / "bin" / "python"), str(Path(SHIM_DIR) / "compute_shim.py")]
     for host in HOSTS:  # no database for a compute: nova.conf and its own file only
         host_conf = _compute_conf(confdir, host)
-        argv = [str(venv / "bin" / "nova-compute"), "--config-file", str(conf)]
-        procs.start(host, [*argv, "--config-file", str(host_conf)], env, confdir)
+        argv = [*compute, "--config-file", str(conf), "--config-file", str(host_conf)]
+        procs.start(host, argv, env, confdir)
     compute_url = f"http://127.0.0.1:{api_port}"
     wait_for_url(compute_url + "/", procs)
     return compute_url
@@ -555,13 +559,15 @@ def _start_nova(workdir: Path, procs: Processes, api_port: int) -> str:
 
 # -- appliers -------------------------------------------------------------------------------
 
-#: Our applier's console script, beside the interpreter running the tests.
+#: Our applier's and audit runner's console scripts, beside the interpreter running the tests.
 APPLIER = Path(sys.executable).parent / "placement-applier"
+AUDIT_RUNNER = Path(sys.executable).parent / "placement-audit-runner"
 
 
 @dataclass
 class Applier:
-    """A ``placement-applier`` started by :meth:`Cloud.start_applier`."""
+    """A ``placement-applier`` (:meth:`Cloud.start_applier`) or ``placement-audit-runner``
+    (:meth:`Cloud.start_audit_runner`) of the cloud."""
 
     name: str
     process: subprocess.Popen
@@ -641,17 +647,8 @@ class Cloud:
         """A ``placement-applier`` on our Placement's database with ``executor = nova``,
         reaching Nova as admin through Keystone; ``applier_options`` are more lines of
         its ``[watcher_applier]``. Stopped with the cloud if still running."""
-        confdir = self.workdir / "appliers"
-        confdir.mkdir(exist_ok=True)
-        conf = confdir / f"{name}.conf"
-        conf.write_text(
-            textwrap.dedent(f"""\
-                [placement_database]
-                connection = {placement_database(self.workdir)}
-                [watcher_applier]
-                executor = nova
-                nova_poll_interval = 0.3
-                """)
+        conf = (
+            "[watcher_applier]\nexecutor = nova\nnova_poll_interval = 0.3\n"
             + applier_options
             + textwrap.dedent(f"""
                 [watcher_clients_auth]
@@ -667,27 +664,61 @@ class Cloud:
                 endpoint_type = public
                 """)
         )
-        argv = [
-            str(APPLIER),
-            "--config-file",
-            str(conf),
-            "--lease-seconds",
-            str(lease_seconds),
-            "--poll-interval",
-            "0.2",
-        ]
+        return self._start_daemon(APPLIER, name, conf, "--lease-seconds", str(lease_seconds))
+
+    def start_audit_runner(self, name: str) -> Applier:
+        """A ``placement-audit-runner`` on our Placement's database: CONTINUOUS audits
+        run, planned on the cloud's Prometheus as the API plans ONESHOT ones."""
+        conf = "[watcher_applier]\nexecutor = nova\n" + measured_sections(self.prometheus)
+        return self._start_daemon(AUDIT_RUNNER, name, conf)
+
+    def _start_daemon(self, program: Path, name: str, conf_text: str, *argv: str) -> Applier:
+        """``program`` on our Placement's database with ``conf_text`` besides, polling
+        every 0.2 s, logging to ``logs/<name>.log``; stopped with the cloud."""
+        confdir = self.workdir / "appliers"
+        confdir.mkdir(exist_ok=True)
+        conf = confdir / f"{name}.conf"
+        database = f"[placement_database]\nconnection = {placement_database(self.workdir)}\n"
+        conf.write_text(database + conf_text)
+        command = [str(program), "--config-file", str(conf), *argv, "--poll-interval", "0.2"]
         with open(self.workdir / "logs" / f"{name}.log", "w") as log:
             process = subprocess.Popen(
-                argv,
+                command,
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
                 env=clean_env(),
                 start_new_session=True,
             )
-        applier = Applier(name, process, self.workdir / "logs" / f"{name}.log")
-        self.appliers.append(applier)
-        return applier
+        daemon = Applier(name, process, self.workdir / "logs" / f"{name}.log")
+        self.appliers.append(daemon)
+        return daemon
+
+    def clear(self, timeout: float = 180) -> None:
+        """Back to an empty cloud for a suite that assumes one: every server deleted,
+        every compute service enabled, no plan left to finish (RECOMMENDED ones
+        cancelled; ONGOING ones waited for), no series in Prometheus."""
+        deadline = time.monotonic() + timeout
+        for found in self.compute.get("/servers?all_tenants=1").json()["servers"]:
+            self.compute.delete(f"/servers/{found['id']}", raise_exc=False)
+        for service in self.compute.get("/os-services?binary=nova-compute").json()["services"]:
+            if service["status"] != "enabled":
+                self.compute.put(f"/os-services/{service['id']}", json={"status": "enabled"})
+        while self.compute.get("/servers?all_tenants=1").json()["servers"] or self._plans_left():
+            if time.monotonic() > deadline:
+                raise CloudError("the cloud did not clear: servers or plans are left")
+            time.sleep(1)
+        self.prometheus.delete_series('{__name__=~".+"}')
+
+    def _plans_left(self) -> bool:
+        """Whether a plan is unfinished; a RECOMMENDED or PENDING one is cancelled."""
+        plans = self.watcher.get("/v1/action_plans?limit=1000").json()["action_plans"]
+        left = [plan for plan in plans if plan["state"] not in FINISHED_PLAN_STATES]
+        for plan in left:
+            if plan["state"] in ("RECOMMENDED", "PENDING"):
+                patch = [{"op": "replace", "path": "/state", "value": "CANCELLED"}]
+                self.watcher.patch(f"/v1/action_plans/{plan['uuid']}", json=patch)
+        return bool(left)
 
     def openstack(self, *args: str, timeout: float = 120) -> str:
         """Run the real ``openstack`` command (python-openstackclient with
@@ -915,6 +946,14 @@ def _prometheus() -> contextlib.AbstractContextManager[prom.Prometheus]:
     return prom.prometheus(targets)
 
 
+def measured_sections(measured: prom.Prometheus) -> str:
+    """Where our Placement's metric strategies read measured load: ``measured``."""
+    return (
+        "[watcher_datasources]\ndatasources = prometheus\n"
+        f"[prometheus_client]\nhost = 127.0.0.1\nport = {measured.port}\n"
+    )
+
+
 @contextlib.contextmanager
 def _placement(workdir: Path, keystone_url: str, measured: prom.Prometheus) -> Iterator[str]:
     """Our Placement on a migrated SQLite file, behind Keystone's auth_token,
@@ -928,8 +967,7 @@ def _placement(workdir: Path, keystone_url: str, measured: prom.Prometheus) -> I
         # Audits are checked against the types the appliers of this cloud perform.
         conf_extra=identity.authtoken_section(keystone_url, keystone_url)
         + "[watcher_applier]\nexecutor = nova\n"
-        + "[watcher_datasources]\ndatasources = prometheus\n"
-        + f"[prometheus_client]\nhost = 127.0.0.1\nport = {measured.port}\n",
+        + measured_sections(measured),
     ) as base:
         yield base
 

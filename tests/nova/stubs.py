@@ -5,11 +5,12 @@ networks and security groups even for a server booted with ``networks:
 none``; Nova's own functional tests fake both. This answers the little a boot
 and a shelve need: one public raw image (:data:`IMAGE_ID`) to boot from, the
 snapshot images a shelve creates (kept in memory: created, patched, uploaded,
-shown, deleted; nothing reads their data), and empty lists for every Neutron
-collection. Both live on one loopback port, under ``/image`` and
-``/network``, and are registered in Keystone's catalog as the ``image`` and
-``network`` services. Every call is kept in :attr:`Stubs.calls` (what Nova
-asked is the first thing to read when a boot fails).
+shown, deleted; nothing reads their data), and Neutron's API for one shared
+network and the ports Nova makes on it (:mod:`tests.nova.neutron`). Both live
+on one loopback port, under ``/image`` and ``/network``, and are registered in
+Keystone's catalog as the ``image`` and ``network`` services. Every call is
+kept in :attr:`Stubs.calls` (what Nova asked is the first thing to read when a
+boot fails).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from socketserver import ThreadingMixIn
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+
+from tests.nova.neutron import Neutron
 
 IMAGE_ID = "155d900f-4e14-4e4c-a73d-069cbf4541e6"
 _STAMP = "2026-01-01T00:00:00Z"
@@ -68,6 +71,7 @@ class Stubs:
     url: str = ""
     calls: list[tuple[str, str]] = field(default_factory=list)
     images: dict[str, dict] = field(default_factory=lambda: {IMAGE_ID: IMAGE})
+    neutron: Neutron = field(default_factory=Neutron)
 
     @property
     def image_url(self) -> str:
@@ -84,7 +88,9 @@ class Stubs:
         if path.startswith("/image"):
             status, body = self._image(method, path[len("/image") :].rstrip("/"), _body(environ))
         elif path.startswith("/network"):
-            status, body = self._network(method, path[len("/network") :].rstrip("/"))
+            status, body = self._network(
+                method, path[len("/network") :].rstrip("/"), query, _body(environ)
+            )
         else:
             status, body = "404 Not Found", {"error": "no such service"}
         data = b"" if body is None else json.dumps(body).encode()
@@ -137,7 +143,7 @@ class Stubs:
             return "204 No Content", None
         return "405 Method Not Allowed", {"error": f"{method} on image {image['id']}"}
 
-    def _network(self, method: str, path: str) -> Reply:
+    def _network(self, method: str, path: str, query: str, body: object) -> Reply:
         if method == "GET" and path == "":
             link = {"rel": "self", "href": f"{self.network_url}/v2.0/"}
             return "200 OK", {"versions": [{"id": "v2.0", "status": "CURRENT", "links": [link]}]}
@@ -146,11 +152,7 @@ class Stubs:
         parts = [part for part in path[len("/v2.0") :].removesuffix(".json").split("/") if part]
         if method == "GET" and parts == []:
             return "200 OK", {"resources": []}
-        if method == "GET" and len(parts) == 1:
-            return "200 OK", {parts[0].replace("-", "_"): []}
-        if method == "GET" and parts[0] == "quotas":
-            return "200 OK", {"quota": {"port": -1, "network": -1, "security_group": -1}}
-        return "404 Not Found", {"NeutronError": {"message": f"{method} {path}"}}
+        return self.neutron(method, parts, query, body)
 
 
 def _body(environ: dict) -> object:

@@ -21,8 +21,6 @@ Logs stay in ``<workdir>/logs``; tempest's own in ``<workdir>/tempest``.
 from __future__ import annotations
 
 import contextlib
-import json
-import subprocess
 import sys
 import textwrap
 from collections.abc import Iterator
@@ -31,7 +29,7 @@ from pathlib import Path
 
 from tests import identity, rig, server
 from tests.nova import cloud
-from tests.watcher_tempest import pluginenv
+from tests.watcher_tempest import pluginenv, runner
 
 #: The tests run: all of the plugin's API tests, and the one scenario test that
 #: boots no server (the dummy strategy's plan, executed by our applier).
@@ -43,14 +41,6 @@ RUN_TIMEOUT_S = 1500
 
 
 @dataclass(frozen=True)
-class Outcome:
-    """What subunit says of one test: ``success``, ``fail`` or ``skip``."""
-
-    status: str
-    details: str
-
-
-@dataclass(frozen=True)
 class Endpoints:
     keystone: str
     placement: str
@@ -58,21 +48,7 @@ class Endpoints:
 
 
 def _tempest_conf(keystone_url: str) -> str:
-    return textwrap.dedent(f"""\
-        [DEFAULT]
-        log_file = tempest.log
-        [auth]
-        # The scenario classes ask for a primary project of their own: tempest makes
-        # it through Keystone with these admin credentials.
-        use_dynamic_credentials = true
-        admin_username = admin
-        admin_password = {cloud.ADMIN_PASSWORD}
-        admin_project_name = admin
-        admin_domain_name = Default
-        [identity]
-        uri_v3 = {keystone_url}/v3
-        auth_version = v3
-        region = {cloud.REGION}
+    return runner.identity_sections(keystone_url) + textwrap.dedent("""\
         [optimize]
         # Every microversion we serve, as devstack configures it for upstream.
         min_microversion = 1.0
@@ -81,8 +57,6 @@ def _tempest_conf(keystone_url: str) -> str:
         # The scenario base refuses to start without one; the dummy scenario boots no
         # server, so no network is ever looked up.
         public_network_id = 6e5c3b2a-1111-4a4a-9999-000000000001
-        [identity-feature-enabled]
-        api_v2 = false
         [service_available]
         watcher = true
         nova = false
@@ -137,50 +111,19 @@ def _deployment(workdir: Path) -> Iterator[Endpoints]:
         procs.check()  # a daemon that died during the run fails it, with its log
 
 
-def _outcomes(tempest_dir: Path, venv: Path) -> dict[str, Outcome]:
-    """Each test's outcome in the last run of ``tempest_dir``, from its subunit stream."""
-    stream = subprocess.run(
-        [str(venv / "bin" / "stestr"), "last", "--subunit"],
-        cwd=tempest_dir,
-        capture_output=True,
-        check=True,
-        env=cloud.clean_env(),
-    ).stdout
-    parsed = subprocess.run(
-        [str(venv / "bin" / "python"), str(Path(__file__).with_name("outcomes.py"))],
-        input=stream,
-        capture_output=True,
-        check=True,
-    ).stdout
-    return {test: Outcome(**outcome) for test, outcome in json.loads(parsed).items()}
-
-
-def run(workdir: Path) -> dict[str, Outcome]:
+def run(workdir: Path) -> dict[str, runner.Outcome]:
     """Run the plugin's API tests against a fresh deployment in ``workdir``."""
     (workdir / "logs").mkdir(parents=True, exist_ok=True)
-    venv = pluginenv.plugin_venv()
-    tempest_dir = workdir / "tempest"  # tempest writes .stestr.conf and its results here
-    tempest_dir.mkdir()
+    pluginenv.plugin_venv()  # installed before the deployment starts, not while it waits
     with _deployment(workdir) as endpoints:
-        (tempest_dir / "tempest.conf").write_text(_tempest_conf(endpoints.keystone))
-        with open(workdir / "logs" / "tempest-run.log", "wb") as log:
-            subprocess.run(
-                [
-                    *(str(venv / "bin" / "tempest"), "run", "--config-file", "tempest.conf"),
-                    # One at a time: our ONESHOT audit is decided in its POST, so one
-                    # posted while another test's plan runs answers CANCELLED (the
-                    # force guard) where upstream answers PENDING and cancels it a
-                    # moment later, and test_create_audit_oneshot reads that answer.
-                    *("--regex", PLUGIN_TESTS, "--concurrency", "1"),
-                ],
-                cwd=tempest_dir,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                timeout=RUN_TIMEOUT_S,
-                env=cloud.clean_env(),
-            )
-    outcomes = _outcomes(tempest_dir, venv)
-    if not outcomes:
-        log_text = (workdir / "logs" / "tempest-run.log").read_text(errors="replace")
-        raise RuntimeError(f"tempest ran no test:\n{log_text[-4000:]}")
-    return outcomes
+        # One at a time also because our ONESHOT audit is decided in its POST, so one
+        # posted while another test's plan runs answers CANCELLED (the force guard)
+        # where upstream answers PENDING and cancels it a moment later, and
+        # test_create_audit_oneshot reads that answer.
+        return runner.run(
+            workdir / "tempest",
+            _tempest_conf(endpoints.keystone),
+            PLUGIN_TESTS,
+            workdir / "logs" / "tempest-run.log",
+            RUN_TIMEOUT_S,
+        )

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.watcher_tempest import suite
+from tests.watcher_tempest import runner, suite
 
 PREFIX = "watcher_tempest_plugin.tests."
 
@@ -94,17 +94,17 @@ SKIPPED_BY_THE_PLUGIN = {"api.admin.test_audit.TestShowListAudit.test_list_with_
 
 
 @pytest.fixture(scope="module")
-def outcomes() -> Iterator[dict[str, suite.Outcome]]:
+def outcomes() -> Iterator[dict[str, runner.Outcome]]:
     with tempfile.TemporaryDirectory(prefix="watcher-tempest-") as workdir:
         yield suite.run(Path(workdir))
 
 
-def test_the_plugin_ran_exactly_these_tests(outcomes: dict[str, suite.Outcome]) -> None:
+def test_the_plugin_ran_exactly_these_tests(outcomes: dict[str, runner.Outcome]) -> None:
     assert sorted(name.removeprefix(PREFIX) for name in outcomes) == sorted(PLUGIN_TESTS)
 
 
 @pytest.mark.parametrize("name", PLUGIN_TESTS)
-def test_the_plugins_test_passes(outcomes: dict[str, suite.Outcome], name: str) -> None:
+def test_the_plugins_test_passes(outcomes: dict[str, runner.Outcome], name: str) -> None:
     outcome = outcomes.get(PREFIX + name)
     assert outcome is not None, f"the plugin did not run {name}"
     if name in SKIPPED_BY_THE_PLUGIN:

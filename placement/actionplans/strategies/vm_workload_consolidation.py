@@ -5,7 +5,8 @@ Upstream's "VM Workload Consolidation Strategy", a first-fit heuristic on measur
 load. A server's load is its measured CPU in cores (``instance_cpu_usage`` % × its
 VCPU / 100), its measured RAM in MB and its disk by allocation (DISK_GB). A node's
 CPU and RAM usage is the larger of its servers' sum and the host's own reading
-(``host_cpu_usage`` % of its VCPU capacity, ``host_ram_usage`` KiB / 1024), the
+(``host_cpu_usage`` % of its own vCPUs, before overcommit; ``host_ram_usage`` KiB /
+1024), the
 host reading moved along with each planned migration; its disk the servers' sum.
 
 1. *Offload*: nodes ranked by CPU usage; from the busiest down, a node whose CPU
@@ -127,7 +128,7 @@ def _read(node: Node, period: float, readings: Readings) -> tuple[_Load, dict[st
             loads[consumer.uuid] = load
     if cpu is None or ram is None or len(loads) < sum(1 for _ in servers(node)):
         return None
-    return {VCPU: cpu * node.capacity.get(VCPU, 0) / 100, MEMORY_MB: ram / 1024}, loads
+    return {VCPU: cpu * node.totals.get(VCPU, 0) / 100, MEMORY_MB: ram / 1024}, loads
 
 
 @dataclass

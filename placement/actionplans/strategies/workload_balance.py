@@ -90,8 +90,9 @@ class _Cluster:
         return sum(self.workload.get(consumer.uuid, 0.0) for consumer in node.consumers)
 
     def utilisation(self, node: Node, change: float = 0.0) -> float:
-        """``node``'s workload (plus ``change``) as a % of its capacity."""
-        return (self.load(node) + change) / node.capacity[self.resource_class] * 100
+        """``node``'s workload (plus ``change``) as a % of the host's own size (its
+        vCPUs or RAM before overcommit, upstream's node ``vcpus`` and ``memory``)."""
+        return (self.load(node) + change) / node.totals[self.resource_class] * 100
 
     def spread(self, moving: tuple[Consumer, Node, Node] | None = None) -> float:
         """The standard deviation of the nodes' utilisation, were ``moving`` done."""

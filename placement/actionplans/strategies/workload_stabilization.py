@@ -183,10 +183,10 @@ def _allocated(world: World, metrics: list[_Metric]) -> _Load:
 
 
 def _host_use(metric: _Metric, value: float, node: Node) -> float:
-    """A host reading in its class's unit: % of the host as busy cores of its VCPU
-    capacity (upstream divides by the hypervisor's vCPUs), KiB as MB."""
+    """A host reading in its class's unit: % of the host as busy cores of its own
+    vCPUs (the hypervisor's, before overcommit), KiB as MB."""
     if metric.resource_class == "VCPU":
-        return value * node.capacity["VCPU"] / 100
+        return value * node.totals.get("VCPU", 0) / 100
     return value / 1024
 
 
@@ -229,7 +229,8 @@ _GAIN = 1e-12
 
 
 class _Loads:
-    """Each balanced node's share per metric (use over capacity), as moves are planned.
+    """Each balanced node's share per metric (use over the host's own size: its vCPUs,
+    its RAM, before overcommit, as upstream normalises), as moves are planned.
 
     Per metric it keeps the sum of the shares and of their squares, so the deviation
     after a candidate move costs a few operations however many nodes there are.
@@ -239,7 +240,7 @@ class _Loads:
         self.metrics = metrics
         self.moving = load.moving
         self._capacity = {
-            node.uuid: [node.capacity[m.resource_class] for m in metrics] for node in load.nodes
+            node.uuid: [node.totals[m.resource_class] for m in metrics] for node in load.nodes
         }
         self.share = {
             uuid: [use / cap for use, cap in zip(used, self._capacity[uuid], strict=True)]

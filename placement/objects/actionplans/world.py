@@ -23,6 +23,8 @@ from placement.db import actionplan_tables, tables
 from placement.objects import conditions
 
 _RP = tables.resource_providers
+#: Amounts per resource class, by root provider id.
+_PerTree = dict[int, dict[str, int]]
 
 
 def _powered_off(root_id: ColumnElement[int]) -> Exists:
@@ -53,7 +55,7 @@ def read_world(conn: Connection) -> World:
         )
         .order_by(_RP.c.id)
     ).all()
-    capacity = _capacities(conn)
+    capacity, totals = _inventories(conn)
     holdings = _holdings(conn)
     return World(
         tuple(
@@ -65,16 +67,19 @@ def read_world(conn: Connection) -> World:
                 disabled=bool(disabled),
                 powered_off=bool(off),
                 consumers=holdings.consumers_of(root),
+                totals=totals[root],
             )
             for root, uuid, name, disabled, off in roots
         )
     )
 
 
-def _capacities(conn: Connection) -> dict[int, dict[str, int]]:
-    """Each tree's capacity per resource class, by root provider id."""
+def _inventories(conn: Connection) -> tuple[_PerTree, _PerTree]:
+    """Each tree's capacity and its inventories' totals per resource class, by root
+    provider id."""
     rc, inv = tables.resource_classes, tables.inventories
-    capacity: dict[int, dict[str, int]] = defaultdict(dict)
+    capacity: _PerTree = defaultdict(dict)
+    totals: _PerTree = defaultdict(dict)
     for root, name, total, reserved, ratio in conn.execute(
         select(
             _RP.c.root_provider_id, rc.c.name, inv.c.total, inv.c.reserved, inv.c.allocation_ratio
@@ -85,7 +90,8 @@ def _capacities(conn: Connection) -> dict[int, dict[str, int]]:
         capacity[root][name] = capacity[root].get(name, 0) + int(
             conditions.capacity(total, reserved, ratio)
         )
-    return capacity
+        totals[root][name] = totals[root].get(name, 0) + total
+    return capacity, totals
 
 
 @dataclass

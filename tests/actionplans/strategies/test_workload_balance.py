@@ -3,6 +3,7 @@ loaded node, never on an unmeasured server, never a wider spread."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
@@ -151,3 +152,19 @@ def test_one_move_at_most_that_fits_and_never_widens_the_spread(world):
     assert not {m["resource_id"] for m in migrations(solution)} - set(workload)
     before, after = _utilisation(world, solution, "VCPU", workload)
     assert _deviation(after) <= _deviation(before) + 1e-9
+
+
+def test_utilisation_is_a_share_of_the_hosts_own_vcpus_not_of_its_overcommitted_capacity():
+    """As on watcher-tempest-plugin's gate: two 1-VCPU servers burning 75 % each on a
+    host of 8 vCPUs (capacity 128 at Nova's 16x overcommit) make 18.75 %, over a
+    threshold of 15: one moves. Measured against the capacity they would make 1.2 %."""
+    overcommitted = [
+        dataclasses.replace(n, capacity={"VCPU": 128, "MEMORY_MB": 8192})
+        for n in (node("n1", 8, 1, 1), node("n2", 8))
+    ]
+    busy = {(CPU, "n1-0"): 75.0, (CPU, "n1-1"): 75.0}
+    world = measured(World(tuple(overcommitted)), "workload_balance", busy, {"threshold": 15})
+    solution = solve("workload_balance", {"threshold": 15}, world)
+    assert [(m["source_node"], m["destination_node"]) for m in migrations(solution)] == [
+        ("n1", "n2")
+    ]

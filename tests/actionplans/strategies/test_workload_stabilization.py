@@ -136,6 +136,7 @@ def test_weights_choose_between_metrics():
             Consumer("ram", {"VCPU": 2, "MEMORY_MB": 6000}),
             Consumer("small", {"VCPU": 1, "MEMORY_MB": 500}),
         ),
+        totals={"VCPU": 8, "MEMORY_MB": 8000},
     )
     world = World((n1, node("n2", 8, memory=8000)))
     by_cpu = migrations(solve("workload_stabilization", _weighted(1.0, 0.0), world))

@@ -33,6 +33,7 @@ def node(
         usage={"VCPU": sum(held), "MEMORY_MB": 256 * sum(held)},
         disabled=disabled,
         consumers=consumers,
+        totals={"VCPU": capacity, "MEMORY_MB": memory if memory is not None else 256 * capacity},
     )
 
 
