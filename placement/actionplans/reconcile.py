@@ -142,13 +142,14 @@ def decide_server_state(asked: bool, server: Server | None, operation: str) -> D
     state before it answers a request, so a server neither there nor busy was
     never asked (START; a run that has just asked treats that as Nova's refusal).
     An operation already in effect before anything was asked is DONE (the effect
-    skips)."""
+    skips), and so is one on a server that is gone before anything was asked
+    (nothing to do, as upstream skips it); gone after the request, it FAILED."""
     goals = SERVER_GOALS[operation]
     status = "DELETED" if server is None else server.status
     if status in goals and (server is None or server.task_state is None):
         return Decision(DONE, f"the server is {status}")
     if server is None:
-        return Decision(FAILED, "the server no longer exists")
+        return Decision(FAILED if asked else DONE, "the server no longer exists")
     if server.task_state is not None:
         return Decision(WAIT, f"the server is {server.task_state}")
     if server.status == "ERROR" and asked:

@@ -64,7 +64,12 @@ class PlanRun:
         """The plan loop (module docstring): obey the plan's state, start what is
         ready, collect what ended, until the plan ends or is left."""
         rows, steps = self._load({})
-        env = base.RunEnv(conf=self.conf, engine=self.engine, cancelled=self.cancelled)
+        env = base.RunEnv(
+            conf=self.conf,
+            engine=self.engine,
+            cancelled=self.cancelled,
+            as_written=self.plan.as_written,
+        )
         running: dict[futures.Future[str | None], str] = {}
         with futures.ThreadPoolExecutor(self.max_workers, "applier-action") as pool:
             while True:

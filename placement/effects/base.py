@@ -95,6 +95,8 @@ class RunEnv:
     run that is no longer current gets an exception instead and must not ask.
     ``recorded`` is what an earlier run of the same action recorded (None: it
     asked nothing, or never ran), for a run after a crash to reconcile from.
+    ``as_written``: the plan's actions are its requester's own (``actuator``), to
+    be done exactly as written; a strategy's were planned from Placement alone.
     """
 
     conf: ConfigOpts
@@ -102,6 +104,7 @@ class RunEnv:
     cancelled: threading.Event
     recorded: Mapping[str, Any] | None = None
     record: Callable[[Mapping[str, Any]], None] = field(default=_records_nothing)
+    as_written: bool = False
 
 
 @runtime_checkable

@@ -98,6 +98,8 @@ def test_a_record_of_another_kind_of_move_is_not_this_one():
         (True, None, "delete", r.DONE),
         (True, r.Server("compute1", "ACTIVE", "deleting"), "delete", r.WAIT),
         (True, None, "stop", r.FAILED),
+        (False, None, "stop", r.DONE),  # deleted before the run: nothing to stop (skipped)
+        (False, None, "shelve", r.DONE),
         (True, r.Server("compute1", "ERROR", None, "boom"), "shelve", r.FAILED),
     ],
 )

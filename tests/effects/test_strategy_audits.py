@@ -20,6 +20,8 @@ from placement.effects.service_state import CHANGE_NOVA_SERVICE_STATE
 from placement.objects.actionplans import actions, audits, paging, plans
 from placement.objects.actionplans.world import read_world
 
+#: node_resource_consolidation writing its destinations (and changing no service).
+SPECIFY = {"host_choice": "specify"}
 EFFECTS = {
     names.MIGRATE: MIGRATE,
     names.CHANGE_NOVA_SERVICE_STATE: CHANGE_NOVA_SERVICE_STATE,
@@ -171,12 +173,16 @@ def test_consolidation_plan_is_stored_with_efficacy(cloud):
     h2 = cloud.node("h2", VCPU=8)
     cloud.claim({h1.uuid: {"VCPU": 2}})
     cloud.claim({h2.uuid: {"VCPU": 4}})
-    audit = _audit(cloud, "node_resource_consolidation", {"host_choice": "specify"})
+    audit = _audit(cloud, "node_resource_consolidation", {"host_choice": "auto"})
     stored = _actions(cloud, audit)
     assert [a.action_type for a in stored] == [names.CHANGE_NOVA_SERVICE_STATE, names.MIGRATE]
-    assert stored[1].input_parameters["destination_node"] == "h2"
+    assert "destination_node" not in stored[1].input_parameters
     assert list(stored[1].parents) == [stored[0].uuid]
     assert _plan(cloud, audit).global_efficacy[0]["value"] == 50
+    specified = _actions(cloud, _audit(cloud, "node_resource_consolidation", SPECIFY))
+    assert [(a.action_type, a.input_parameters["destination_node"]) for a in specified] == [
+        (names.MIGRATE, "h2")
+    ]
 
 
 def test_saving_energy_powers_off_the_surplus_then_on_again(cloud):

@@ -8,12 +8,14 @@ moves twice. A node holding a consumer that is not a server (see
 :attr:`~placement.actionplans.world.Consumer.movable`: Nova's allocations for an
 in-flight migration) cannot be emptied by the plan, so it is not released; its
 usage still counts against what it can receive. Empty nodes are released without
-moves. Released nodes are disabled, so no scheduler fills them again.
+moves.
 
 ``host_choice`` is upstream's: ``auto`` leaves the destination to the applier's
-candidate search (among the nodes still enabled), anything else writes the
-chosen ``destination_node``. Unlike upstream, released nodes are disabled in both
-modes and not enabled again at the end: consolidation is meant to free them.
+candidate search (Nova's scheduler, with the Nova executor) and first disables the
+nodes it releases, so that search cannot fill them again; anything else writes
+the chosen ``destination_node`` and, as upstream, changes no service. Unlike
+upstream, ``auto`` does not enable them again at the end: consolidation is meant
+to free them.
 Efficacy as upstream: node count, released (emptied) nodes, migrations, and the
 ratio of released nodes.
 """
@@ -86,7 +88,7 @@ def solve(parameters: dict[str, Any], world: World) -> Solution:
     specify = parameters["host_choice"] != "auto"
     empty, emptied = _moves(world)
     solution = Solution()
-    for node in empty + [source for source, _ in emptied]:
+    for node in [] if specify else empty + [source for source, _ in emptied]:
         solution.add_service_state(node.name, node.uuid, "disabled", DISABLED_REASON)
     migrations = 0
     for source, moves in emptied:

@@ -157,16 +157,16 @@ class _Watch:
 
 def migrate(nova: client.Nova, params: dict[str, Any], env: base.RunEnv) -> base.Outcome:
     """Live or cold migrate ``resource_id`` off ``source_node`` (to ``destination_node``,
-    else where Nova's scheduler chooses)."""
+    else where Nova's scheduler chooses).
+
+    As upstream: skipped when there is nothing to move (no such server, or it is not
+    on the source node), failed when the destination is unknown or the source itself.
+    """
     server_id = params["resource_id"]
     try:
         source = common.hypervisor_of(nova, env, params["source_node"])
-        wanted = params.get("destination_node")
-        target = None if wanted is None else common.hypervisor_of(nova, env, wanted)
     except (common.NodeNotFound, client.NotFound) as exc:
         return base.failed_pre_condition(str(exc))
-    if target is not None and target.host == source.host:
-        return base.failed_pre_condition(f"destination node {wanted} is the source node's host")
     server = None
     if env.recorded is None:
         server = nova.server_state(server_id)
@@ -174,6 +174,13 @@ def migrate(nova: client.Nova, params: dict[str, Any], env: base.RunEnv) -> base
             return _no_server(server_id)
         if server.host != source.host:
             return base.skipped(f"server {server_id} is not on {params['source_node']}")
+    wanted = params.get("destination_node")
+    try:
+        target = None if wanted is None else common.hypervisor_of(nova, env, wanted)
+    except (common.NodeNotFound, client.NotFound) as exc:
+        return base.failed_pre_condition(str(exc))
+    if target is not None and target.host == source.host:
+        return base.failed_pre_condition(f"destination node {wanted} is the source node's host")
     kind = _migration_kind(params, env, server)
     move = Move(
         server_id=server_id,
@@ -195,21 +202,30 @@ def _migration_kind(
 ) -> reconcile.Move:
     """The migration to ask of Nova: the one an earlier run recorded (after a crash
     the server's status says nothing about what was asked), else the plan's, except
-    that a server Nova shows stopped is migrated cold. Nova live-migrates running
-    servers only ("Cannot 'os-migrateLive' instance ... while it is in vm_state
-    stopped"), and a strategy planning from Placement cannot tell; upstream Watcher's
-    strategies choose cold for such a server from Nova's state."""
+    that a strategy's live migration of a server Nova shows stopped is made cold.
+    Nova live-migrates running servers only ("Cannot 'os-migrateLive' instance ...
+    while it is in vm_state stopped"), and a strategy planning from Placement cannot
+    tell; upstream Watcher's strategies choose cold for such a server from Nova's
+    state. Actions written by hand (``actuator``) are done as written: a live
+    migration of a stopped server fails, as upstream's does."""
     recorded = (env.recorded or {}).get("move")
     if recorded in ("live", "cold"):
         return "live" if recorded == "live" else "cold"
-    if params["migration_type"] == "live" and (server is None or server.status != STOPPED):
+    if params["migration_type"] == "cold":
+        return "cold"
+    if env.as_written or server is None or server.status != STOPPED:
         return "live"
     return "cold"
 
 
 def resize(nova: client.Nova, params: dict[str, Any], env: base.RunEnv) -> base.Outcome:
-    """Resize ``resource_id`` to ``flavor`` (a Nova flavor id or name), then confirm."""
+    """Resize ``resource_id`` to ``flavor`` (a Nova flavor id or name), then confirm.
+
+    As upstream: skipped when Nova has no such server, failed when it has no such
+    flavor."""
     server_id, flavor = params["resource_id"], params["flavor"]
+    if env.recorded is None and nova.server_state(server_id) is None:
+        return _no_server(server_id)
     try:
         flavor_id = nova.flavor_id(flavor)
         found = nova.server(server_id)

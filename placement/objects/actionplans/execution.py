@@ -36,6 +36,7 @@ from sqlalchemy import ColumnElement, Row, or_, select, update
 from sqlalchemy.engine import Connection, Engine
 
 from placement.actionplans import states
+from placement.actionplans.strategies import actuator
 from placement.db import actionplan_tables as t
 from placement.db.tables import utcnow
 from placement.db.transaction import reader, writer
@@ -53,13 +54,20 @@ class LostRun(Exception):
 @dataclass(frozen=True)
 class Claim:
     """A plan an applier has just claimed: its ids, its state once claimed, and
-    whether it was ``taken_over`` from ``previous_applier_id`` (whose lease ran out)."""
+    whether it was ``taken_over`` from ``previous_applier_id`` (whose lease ran out).
+
+    ``as_written``: its actions are its requester's own (the ``actuator``
+    strategy's), to be carried out exactly as written, as upstream does; other
+    strategies plan from Placement, which cannot tell a stopped server from a
+    running one (see :func:`placement.effects.nova.moves.migrate`).
+    """
 
     id: int
     uuid: str
     state: str
     previous_applier_id: str | None
     taken_over: bool
+    as_written: bool = False
 
 
 @dataclass(frozen=True)
@@ -89,7 +97,10 @@ def claim_next(engine: Engine, applier_id: str, lease: datetime.timedelta) -> Cl
     claimable = or_(plans.c.state == states.PENDING, plans.c.state.in_(OWNED_STATES) & expired)
     with writer(engine) as conn:
         seen = conn.execute(
-            select(plans.c.id, plans.c.uuid, plans.c.state, plans.c.applier_id)
+            select(
+                plans.c.id, plans.c.uuid, plans.c.state, plans.c.applier_id, t.strategies.c.name
+            )
+            .join(t.strategies, t.strategies.c.id == plans.c.strategy_id)
             .where(plans.c.deleted_at.is_(None), claimable)
             .order_by(plans.c.id)
             .limit(_CLAIM_WINDOW)
@@ -145,6 +156,7 @@ def _claim(
         state=row.state if taken_over else states.ONGOING,
         previous_applier_id=row.applier_id,
         taken_over=taken_over,
+        as_written=row.name == actuator.STRATEGY.name,
     )
 
 

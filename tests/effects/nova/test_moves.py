@@ -26,9 +26,18 @@ def _server(status: str) -> reconcile.Server:
     ],
 )
 def test_a_new_request_follows_the_plan_except_for_a_stopped_server(planned, status, expected):
-    env = SimpleNamespace(recorded=None)
+    env = SimpleNamespace(recorded=None, as_written=False)
     kind = moves._migration_kind({"migration_type": planned}, env, _server(status))
     assert kind == expected
+
+
+@pytest.mark.parametrize("status", ["ACTIVE", "SHUTOFF"])
+def test_actions_written_by_hand_are_asked_as_written(status):
+    """An actuator plan's live migration of a stopped server is asked live, and Nova's
+    refusal fails it, as upstream (watcher-tempest-plugin's
+    test_migrate_live_instance_shutoff)."""
+    env = SimpleNamespace(recorded=None, as_written=True)
+    assert moves._migration_kind({"migration_type": "live"}, env, _server(status)) == "live"
 
 
 @pytest.mark.parametrize("recorded", ["live", "cold"])
