@@ -71,6 +71,34 @@ def test_resize_that_does_not_fit_changes_nothing(cloud, flavored, flavor, messa
     assert cloud.held(vm) == {node.uuid: {"VCPU": 2}}
 
 
+def test_resize_of_a_gone_consumer_is_skipped(cloud):
+    outcome = cloud.run(RESIZE, {"resource_id": GONE, "flavor": "VCPU:1"})
+    assert (
+        outcome.message == f"Action was skipped automatically: consumer {GONE} has no allocations"
+    )
+
+
+@pytest.mark.parametrize("action_type", [DELETE, SHELVE], ids=["delete", "shelve"])
+def test_delete_and_shelve_release_everything(cloud, action_type):
+    node = cloud.node("n1", VCPU=4)
+    vm = cloud.claim({node.uuid: {"VCPU": 2}})
+    assert cloud.run(action_type, {"resource_id": vm}).state == "SUCCEEDED"
+    assert cloud.held(vm) == {}
+    assert cloud.usage(node) == {"VCPU": 0}
+    # Nothing left to stop: skipped, as upstream skips a stop of a server that is gone.
+    assert cloud.run(STOP, {"resource_id": vm}).message == (
+        f"Action was skipped automatically: consumer {vm} not found"
+    )
+    again = cloud.run(action_type, {"resource_id": vm})
+    assert again.message == f"Action was skipped automatically: consumer {vm} has no allocations"
+
+
+def test_stop_keeps_allocations(cloud):
+    node = cloud.node("n1", VCPU=4)
+    vm = cloud.claim({node.uuid: {"VCPU": 2}})
+    assert cloud.run(STOP, {"resource_id": vm}).state == "SUCCEEDED"
+    assert cloud.held(vm) == {node.uuid: {"VCPU": 2}}
+
 
 def _volume(vm: str, destination: str | None) -> dict:
     params = {"resource_id": vm, "migration_type": "migrate"}

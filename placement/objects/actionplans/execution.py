@@ -97,9 +97,7 @@ def claim_next(engine: Engine, applier_id: str, lease: datetime.timedelta) -> Cl
     claimable = or_(plans.c.state == states.PENDING, plans.c.state.in_(OWNED_STATES) & expired)
     with writer(engine) as conn:
         seen = conn.execute(
-            select(
-                plans.c.id, plans.c.uuid, plans.c.state, plans.c.applier_id, t.strategies.c.name
-            )
+            select(plans.c.id, plans.c.uuid, plans.c.state, plans.c.applier_id, t.strategies.c.name)
             .join(t.strategies, t.strategies.c.id == plans.c.strategy_id)
             .where(plans.c.deleted_at.is_(None), claimable)
             .order_by(plans.c.id)
