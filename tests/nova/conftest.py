@@ -1,4 +1,5 @@
-"""The Nova cloud on our Placement, started once per test session (per xdist worker)."""
+"""The Nova cloud on our Placement, started once per run: every file of ``tests/nova/``
+goes to the same xdist worker (``tests/conftest.py``)."""
 
 from __future__ import annotations
 
