@@ -546,7 +546,7 @@ def _start_nova(workdir: Path, procs: Processes, api_port: int) -> str:
         CLOUD_WSGI_ARGV=json.dumps(["nova-api"]),
     )
     procs.start("nova-api", _gunicorn(venv, api_port, workers=2), api_env, confdir)
-    # nova-compute through compute_shim.py: hosts of 8 vCPUs and 16 GiB, not 1,000 and 800.
+    # nova-compute through compute_shim.py: hosts of 16 vCPUs and 64 GiB, not 1,000 and 800.
     compute = [str(venv / "bin" / "python"), str(Path(SHIM_DIR) / "compute_shim.py")]
     for host in HOSTS:  # no database for a compute: nova.conf and its own file only
         host_conf = _compute_conf(confdir, host)

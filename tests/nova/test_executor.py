@@ -429,7 +429,7 @@ def test_node_resource_consolidation_through_nova(nova: cloud.Cloud, small: str)
         for a in planned
         if a["action_type"] == "change_nova_service_state"
     )
-    assert len(released) == 2, planned  # Nova's fake computes are huge: one node holds all
+    assert len(released) == 2, planned  # one node (16 vCPUs x 4, 64 GiB) holds all
     before = _Before({}, {})
     for host in released:
         on_host = _before(nova, host)

@@ -10,8 +10,8 @@ tempest (:mod:`tests.watcher_tempest.runner`).
 
 What the cloud has and has not decides what runs, as in the plugin's own gate:
 
-* three computes with live migration (Nova's fake driver, sized 8 vCPUs and
-  16 GiB each: :mod:`tests.nova.compute_shim`), compute API up to 2.95;
+* three computes with live migration (Nova's fake driver, sized 16 vCPUs and
+  64 GiB each: :mod:`tests.nova.compute_shim`), compute API up to 2.95;
 * a network Nova can make ports on (``private``, :mod:`tests.nova.neutron`),
   which tempest finds by name: no network is made per project;
 * no Cinder: the boot-from-volume classes, the volume cases of

@@ -156,7 +156,7 @@ def test_one_move_at_most_that_fits_and_never_widens_the_spread(world):
 
 def test_utilisation_is_a_share_of_the_hosts_own_vcpus_not_of_its_overcommitted_capacity():
     """As on watcher-tempest-plugin's gate: two 1-VCPU servers burning 75 % each on a
-    host of 8 vCPUs (capacity 128 at Nova's 16x overcommit) make 18.75 %, over a
+    host of 16 vCPUs (capacity 128 at Nova's 16x overcommit) make 18.75 %, over a
     threshold of 15: one moves. Measured against the capacity they would make 1.2 %."""
     overcommitted = [
         dataclasses.replace(n, capacity={"VCPU": 128, "MEMORY_MB": 8192})
