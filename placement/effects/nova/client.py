@@ -199,16 +199,11 @@ class Nova:
             raise NovaError(f"Nova cannot be found: {exc}") from None
 
     def max_microversion(self) -> str | None:
-        """The highest compute microversion the endpoint offers (its version document);
-        None when it names none."""
-        try:
-            data = self._compute.get_endpoint_data()
-        except ksa_exceptions.ConnectionError as exc:
-            raise Unreachable(f"Nova could not be reached: {exc}", maybe_taken=False) from None
-        except ksa_exceptions.ClientException as exc:
-            raise NovaError(f"Nova cannot be found: {exc}") from None
-        found = None if data is None else data.max_microversion
-        return None if found is None else f"{found[0]}.{found[1]}"
+        """The highest compute microversion the endpoint offers, from its version
+        document (``GET`` on the endpoint itself); None when it names none."""
+        body, _ = self._call("GET", "/", BASE)
+        found = (body or {}).get("version", {}).get("version")
+        return str(found) if found else None
 
     def _action(self, server_id: str, body: dict[str, Any], microversion: str) -> str | None:
         """``POST /servers/{id}/action``; returns Nova's request id (for its events)."""
@@ -343,7 +338,9 @@ class Nova:
         self._call("PUT", f"/os-services/{service_id}", HYPERVISOR_UUIDS, body)
 
 
-_SHARED: weakref.WeakKeyDictionary[ConfigOpts, Nova] = weakref.WeakKeyDictionary()
+#: The client of each configuration, by the configuration's id (ConfigOpts is not
+#: hashable); the weak reference tells a configuration from a later one at its id.
+_SHARED: dict[int, tuple[weakref.ref[ConfigOpts], Nova]] = {}
 _SHARED_LOCK = threading.Lock()
 
 
@@ -352,10 +349,11 @@ def shared(conf: ConfigOpts) -> Nova:
     session and token (keystoneauth renews the token; its HTTP session is safe to
     share between the applier's threads)."""
     with _SHARED_LOCK:
-        found = _SHARED.get(conf)
-        if found is None:
-            found = _SHARED[conf] = Nova.from_conf(conf)
-        return found
+        found = _SHARED.get(id(conf))
+        if found is None or found[0]() is not conf:
+            found = (weakref.ref(conf), Nova.from_conf(conf))
+            _SHARED[id(conf)] = found
+        return found[1]
 
 
 def check_floor(nova: Nova) -> str | None:

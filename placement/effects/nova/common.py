@@ -35,10 +35,16 @@ class NovaType:
     def run(
         self, conn: Connection | None, params: dict[str, Any], env: base.RunEnv
     ) -> base.Outcome:
-        try:
-            return self._run(client.shared(env.conf), params, env)
-        except client.NovaError as exc:
-            return base.failed_execute(str(exc))
+        return settled(lambda: self._run(client.shared(env.conf), params, env))
+
+
+def settled(run: Callable[[], base.Outcome]) -> base.Outcome:
+    """``run``'s outcome; a refusal by Nova, or Nova still out of reach once a call's
+    retries are spent, fails the action with what Nova said."""
+    try:
+        return run()
+    except client.NovaError as exc:
+        return base.failed_execute(str(exc))
 
 
 class NodeNotFound(Exception):
