@@ -52,6 +52,9 @@ BASE: Final = "2.1"
 FLOOR: Final = MIGRATIONS
 #: Answers that mean "not now" from whatever stands in front of Nova's API.
 GATEWAY_ERRORS: Final = frozenset({502, 503, 504})
+#: Calls sent again even when a lost answer means Nova may have done them: a read,
+#: and a service's state set (the same again changes nothing).
+RESENDABLE: Final = frozenset({"GET", "PUT"})
 
 
 class NovaError(Exception):
@@ -150,14 +153,14 @@ class Nova:
     def _call(
         self, method: str, path: str, microversion: str, body: Any = None
     ) -> tuple[Any, Mapping[str, str]]:
-        """One call, sent again while Nova cannot be reached (a read: always; a change:
-        only when it cannot have reached Nova), within :class:`Retries`.
+        """One call, sent again while Nova cannot be reached (:data:`RESENDABLE` ones
+        always; others only when they cannot have reached Nova), within :class:`Retries`.
         ``(decoded body or None, headers)``; a refusal raises NovaError."""
         for wait in self._retries.waits():
             try:
                 return self._send(method, path, microversion, body)
             except Unreachable as exc:
-                if method != "GET" and exc.maybe_taken:
+                if method not in RESENDABLE and exc.maybe_taken:
                     raise
             time.sleep(wait)
         return self._send(method, path, microversion, body)
