@@ -5,9 +5,15 @@
     python3 dev.py test [pytest options]           # the whole test suite
     python3 dev.py lint                            # ruff check, ruff format --check, mypy
     python3 dev.py conformance [harness options]   # upstream's gabbi suite over HTTP
+    python3 dev.py freeze                          # refresh constraints.txt from .venv
 
 Each creates (or reuses) the project's virtual environment in ``.venv`` and
-installs the project into it, again whenever ``pyproject.toml`` changes.
+installs the project into it, again whenever ``pyproject.toml`` or
+``constraints.txt`` changes. ``constraints.txt`` pins every dependency to the
+versions the test suite last passed with, so a new release of falcon,
+SQLAlchemy or keystoneauth cannot break a fresh ``serve``; ``freeze``
+rewrites it from ``.venv`` (refresh on purpose: upgrade ``.venv``, run the
+tests, freeze, commit).
 ``serve`` logs where Prometheus metrics are served, or would be with
 ``[metrics] enabled = true``. ``lint`` runs every check even after one
 fails, and exits non-zero if any found something; ruff's and mypy's
@@ -30,11 +36,15 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 VENV = os.path.join(ROOT, ".venv")
 BIN = os.path.join(VENV, "bin")
 STAMP = os.path.join(VENV, ".placement-installed")
+CONSTRAINTS = os.path.join(ROOT, "constraints.txt")
 
 
 def _wanted_stamp() -> str:
-    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as handle:
-        return hashlib.sha256(handle.read()).hexdigest()
+    digest = hashlib.sha256()
+    for name in ("pyproject.toml", "constraints.txt"):
+        with open(os.path.join(ROOT, name), "rb") as handle:
+            digest.update(handle.read())
+    return digest.hexdigest()
 
 
 def ensure_venv() -> None:
@@ -54,7 +64,7 @@ def ensure_venv() -> None:
         "--quiet",
         "--disable-pip-version-check",
     ]
-    subprocess.run(pip + ["-e", f"{ROOT}[test]"], check=True)
+    subprocess.run(pip + ["-c", CONSTRAINTS, "-e", f"{ROOT}[test]"], check=True)
     with open(STAMP, "w") as handle:
         handle.write(wanted)
 
@@ -102,7 +112,35 @@ def conformance_command(rest: list[str]) -> list[str] | None:
 CHROMIUM = os.environ.get("PLACEMENT_CHROMIUM", "/usr/bin/chromium")
 
 #: The commands ``main`` runs.
-COMMANDS = ("serve", "test", "lint", "conformance")
+COMMANDS = ("serve", "test", "lint", "conformance", "freeze")
+
+
+def freeze() -> int:
+    """Write ``constraints.txt``: every package in ``.venv`` but the project itself."""
+    found = subprocess.run(
+        [os.path.join(BIN, "python"), "-m", "pip", "freeze", "--exclude-editable"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    header = (
+        "# The dependency versions the test suite passed with (python3 dev.py freeze).\n"
+        "# dev.py installs with these as constraints; refresh them on purpose.\n"
+    )
+    with open(CONSTRAINTS, "w") as handle:
+        handle.write(header + found)
+    return 0
+
+
+def _test_command(rest: list[str]) -> list[str]:
+    """pytest in ``.venv``; a warning first when the browser tests cannot run."""
+    if not os.access(CHROMIUM, os.X_OK):
+        print(
+            f"dev.py test: no Chromium at {CHROMIUM}: the console's browser tests "
+            "(tests/console/) will fail; install it with 'apt-get install -y chromium'",
+            file=sys.stderr,
+        )
+    return [os.path.join(BIN, "python"), "-m", "pytest", *rest]
 
 
 def main(argv: list[str]) -> int:
@@ -111,6 +149,8 @@ def main(argv: list[str]) -> int:
         return 2
     ensure_venv()
     command, rest = argv[0], argv[1:]
+    if command == "freeze":
+        return freeze()
     if command == "lint":
         if rest:
             print("dev.py lint takes no arguments", file=sys.stderr)
@@ -124,13 +164,7 @@ def main(argv: list[str]) -> int:
             return 2
         args = found
     else:
-        if not os.access(CHROMIUM, os.X_OK):
-            print(
-                f"dev.py test: no Chromium at {CHROMIUM}: the console's browser tests "
-                "(tests/console/) will fail; install it with 'apt-get install -y chromium'",
-                file=sys.stderr,
-            )
-        args = [os.path.join(BIN, "python"), "-m", "pytest", *rest]
+        args = _test_command(rest)
     os.chdir(ROOT)
     os.execv(args[0], args)
 

@@ -98,6 +98,25 @@ _applier_opts: list[cfg.Opt] = [
         min=0.05,
         help="Seconds between two looks at Nova while an action waits for it.",
     ),
+    cfg.IntOpt(
+        "nova_retries",
+        default=3,
+        min=0,
+        help="How many times a call Nova could not answer (no connection, a timeout, a "
+        "502, 503 or 504: a restart, a failover, Keystone down behind it) is sent again "
+        "before the action gives up on it, waiting nova_retry_backoff seconds before the "
+        "first and twice as long before each next. A call that may have reached Nova "
+        "(its answer was lost) and changes something is never sent again blindly: the "
+        "action reads Nova's records instead. While an action waits for Nova, looks "
+        "that find it unreachable go on until the action's own bound.",
+    ),
+    cfg.FloatOpt(
+        "nova_retry_backoff",
+        default=1.0,
+        min=0.0,
+        help="Seconds before the first retry of a call Nova could not answer; doubled for "
+        "each next one (see nova_retries).",
+    ),
 ]
 
 _nova_client_opts: list[cfg.Opt] = [

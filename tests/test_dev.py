@@ -67,3 +67,25 @@ def test_lint_refuses_big_functions_in_the_package_only():
     assert "PLR0915" in package and "C901" in package
     spared = _size_findings("tests/example.py", long + "\n\n" + branchy)
     assert "PLR0915" not in spared and "C901" not in spared
+
+
+def test_the_venv_is_installed_with_the_constraints_and_refreshed_when_they_change(
+    tmp_path, monkeypatch
+):
+    """A fresh checkout installs the tested versions (``constraints.txt`` lists every
+    dependency pinned), and a change of the constraints reinstalls."""
+    pins = [
+        line.split("==")
+        for line in (ROOT / "constraints.txt").read_text().splitlines()
+        if line and not line.startswith("#")
+    ]
+    assert all(len(pin) == 2 for pin in pins), pins
+    names = {name.lower() for name, _ in pins}
+    assert {"falcon", "sqlalchemy", "keystoneauth1", "oslo.config"} <= names
+    for name in ("pyproject.toml", "constraints.txt"):
+        (tmp_path / name).write_text((ROOT / name).read_text())
+    monkeypatch.setattr(dev, "ROOT", str(tmp_path))
+    before = dev._wanted_stamp()
+    with open(tmp_path / "constraints.txt", "a") as constraints:
+        constraints.write("# refreshed\n")
+    assert dev._wanted_stamp() != before

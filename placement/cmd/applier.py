@@ -20,10 +20,11 @@ from collections.abc import Sequence
 import sqlalchemy
 from oslo_config import cfg
 
+from placement import actionplan_opts, db, logs, metrics, monitoring_opts
 from placement import conf as placement_conf
-from placement import db, logs, metrics, monitoring_opts
 from placement.applier.service import Applier
 from placement.cmd import daemon
+from placement.effects.nova import client as nova_client
 from placement.effects.registry import executor, load_effects
 
 PROG = "placement-applier"
@@ -58,10 +59,27 @@ def _start_up(argv: list[str]) -> tuple[cfg.ConfigOpts, sqlalchemy.Engine]:
     logs.setup(conf)
     engine = db.create_engine(conf, url=placement_conf.database_url(conf))
     daemon.check_schema(engine)
+    if executor(conf) == actionplan_opts.NOVA:
+        _check_nova(conf)
     if conf.metrics.enabled:  # its own exposition: see placement.metrics
         metrics.serve_alone(*monitoring_opts.bind_address(conf.metrics.applier_bind))
         metrics.watch_pool(engine, db.readers_of(engine))
     return conf, engine
+
+
+def _check_nova(conf: cfg.ConfigOpts) -> None:
+    """Refuse to start on a Nova the ``nova`` executor cannot work with (its compute
+    API older than the executor's floor, or no way to authenticate). A Nova that
+    cannot be reached now is no reason not to start: its actions wait for it."""
+    try:
+        refusal = nova_client.check_floor(nova_client.shared(conf))
+    except nova_client.Unreachable as exc:
+        LOG.warning("Nova's compute API version cannot be checked now: %s", exc)
+        return
+    except nova_client.NovaError as exc:
+        refusal = str(exc)
+    if refusal is not None:
+        raise placement_conf.ConfigError(f"[watcher_applier] executor = nova: {refusal}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

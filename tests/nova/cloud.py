@@ -93,9 +93,14 @@ class Processes:
 
     logdir: Path
     running: dict[str, subprocess.Popen] = field(default_factory=dict)
+    #: How each was started: argv, environment, directory (to start it again).
+    commands: dict[str, tuple[Sequence[str], dict[str, str], Path]] = field(default_factory=dict)
 
-    def start(self, name: str, argv: Sequence[str], env: dict[str, str], cwd: Path) -> None:
-        with open(self.logdir / f"{name}.log", "w") as log:
+    def start(
+        self, name: str, argv: Sequence[str], env: dict[str, str], cwd: Path, mode: str = "w"
+    ) -> None:
+        self.commands[name] = (argv, env, cwd)
+        with open(self.logdir / f"{name}.log", mode) as log:
             self.running[name] = subprocess.Popen(
                 list(argv),
                 stdout=log,
@@ -105,6 +110,17 @@ class Processes:
                 cwd=cwd,
                 start_new_session=True,
             )
+
+    @contextlib.contextmanager
+    def stopped(self, name: str) -> Iterator[None]:
+        """``name`` stopped (SIGTERM, then SIGKILL) for the block, started again as it
+        was after it (its log goes on); the caller waits for it to answer."""
+        process = self.running.pop(name)
+        _terminate(process)
+        try:
+            yield
+        finally:
+            self.start(name, *self.commands[name], mode="a")
 
     def log_tail(self, name: str, size: int = 4000) -> str:
         path = self.logdir / f"{name}.log"
@@ -127,13 +143,20 @@ class Processes:
                 os.killpg(process.pid, signal.SIGTERM)
         deadline = time.monotonic() + 15
         for process in self.running.values():
-            try:
-                process.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+            _terminate(process, deadline - time.monotonic())
         self.running.clear()
+
+
+def _terminate(process: subprocess.Popen, grace: float = 15) -> None:
+    """SIGTERM ``process``'s session (again, if already sent), SIGKILL after ``grace``."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=max(0.1, grace))
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
 
 
 def _run(argv: Sequence[str], env: dict[str, str], log: Path, timeout: float = 300) -> None:
@@ -693,6 +716,15 @@ class Cloud:
         daemon = Applier(name, process, self.workdir / "logs" / f"{name}.log")
         self.appliers.append(daemon)
         return daemon
+
+    @contextlib.contextmanager
+    def down(self, name: str) -> Iterator[None]:
+        """``nova-api`` or ``keystone`` stopped for the block (a restart, a failover),
+        started again after it and waited for until it answers."""
+        url = {"nova-api": f"{self.compute_url}/", "keystone": f"{self.keystone_url}/v3"}[name]
+        with self.procs.stopped(name):
+            yield
+        wait_for_url(url, self.procs)
 
     def clear(self, timeout: float = 180) -> None:
         """Back to an empty cloud for a suite that assumes one: every server deleted,

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.nova import cloud
+from tests.nova import cloud, plans
 
 
 @pytest.fixture(scope="session")
@@ -15,3 +15,19 @@ def nova_cloud() -> Iterator[cloud.Cloud]:
     """Keystone, our Placement and Nova with three fake computes (see ``cloud.py``)."""
     with cloud.running() as running:
         yield running
+
+
+@pytest.fixture
+def nova(nova_cloud: cloud.Cloud) -> Iterator[cloud.Cloud]:
+    """The cloud; every compute service enabled again afterwards."""
+    yield nova_cloud
+    for service in plans.services(nova_cloud).values():
+        if service["status"] != "enabled":
+            nova_cloud.compute.put(
+                f"/os-services/{service['id']}", json={"status": "enabled"}, microversion="2.53"
+            )
+
+
+@pytest.fixture(scope="module")
+def small(nova_cloud: cloud.Cloud) -> str:
+    return nova_cloud.create_flavor("exec-small", plans.VCPUS, plans.RAM_MB, plans.DISK_GB)

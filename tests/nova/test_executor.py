@@ -34,121 +34,12 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import pytest
-
 from tests import prometheus
-from tests.nova import cloud
-
-VCPUS, RAM_MB, DISK_GB = 1, 512, 1
-SMALL = {"VCPU": VCPUS, "MEMORY_MB": RAM_MB, "DISK_GB": DISK_GB}
-MEDIUM = {"VCPU": 2, "MEMORY_MB": 1024, "DISK_GB": DISK_GB}
-#: Status messages of plans and actions are shown from infra-optim 1.5 on.
-INFRA_OPTIM = "1.5"
-LEASE_S = 3.0
-PLAN_TIMEOUT_S = 240
-ENDED = ("SUCCEEDED", "FAILED", "CANCELLED")
-APPLIER_OPTIONS = "migration_timeout = 180\nresize_timeout = 180\n"
-
-
-@pytest.fixture
-def nova(nova_cloud: cloud.Cloud) -> Iterator[cloud.Cloud]:
-    """The cloud; every compute service enabled again afterwards."""
-    yield nova_cloud
-    for service in _services(nova_cloud).values():
-        if service["status"] != "enabled":
-            nova_cloud.compute.put(
-                f"/os-services/{service['id']}", json={"status": "enabled"}, microversion="2.53"
-            )
-
-
-@pytest.fixture(scope="module")
-def small(nova_cloud: cloud.Cloud) -> str:
-    return nova_cloud.create_flavor("exec-small", VCPUS, RAM_MB, DISK_GB)
-
-
-def _services(nova: cloud.Cloud) -> dict[str, dict[str, Any]]:
-    found = nova.compute.get("/os-services?binary=nova-compute").json()["services"]
-    return {service["host"]: service for service in found}
-
-
-def _providers(nova: cloud.Cloud) -> dict[str, str]:
-    """Each host's compute node provider (the hypervisor's uuid, Nova's view)."""
-    return {h["hypervisor_hostname"]: h["id"] for h in nova.hypervisors()}
-
-
-def _servers_on(nova: cloud.Cloud, host: str) -> list[str]:
-    found = nova.compute.get(f"/servers/detail?all_tenants=1&host={host}").json()["servers"]
-    return [server["id"] for server in found]
-
-
-def _migrations(nova: cloud.Cloud, server_id: str) -> list[dict[str, Any]]:
-    path = f"/os-migrations?instance_uuid={server_id}"
-    return nova.compute.get(path, microversion="2.59").json()["migrations"]
-
-
-def _held(nova: cloud.Cloud, consumer: str) -> dict[str, dict[str, int]]:
-    allocations = nova.placement.get(f"/allocations/{consumer}").json()["allocations"]
-    return {rp: alloc["resources"] for rp, alloc in allocations.items()}
-
-
-def _audit(nova: cloud.Cloud, body: dict[str, Any]) -> str:
-    """Create an auto-triggered ONESHOT audit; its plan's uuid."""
-    body = {"audit_type": "ONESHOT", "auto_trigger": True, **body}
-    response = nova.watcher.post("/v1/audits", json=body, raise_exc=False)
-    assert response.status_code == 201, response.text
-    audit = response.json()["uuid"]
-    plans = nova.watcher.get(f"/v1/action_plans?audit_uuid={audit}").json()["action_plans"]
-    assert len(plans) == 1, plans
-    return str(plans[0]["uuid"])
-
-
-def _actuator(nova: cloud.Cloud, actions: list[dict[str, Any]]) -> str:
-    """An auto-triggered audit of exactly ``actions`` (the actuator strategy); its plan."""
-    body = {"goal": "unclassified", "strategy": "actuator", "parameters": {"actions": actions}}
-    return _audit(nova, body)
-
-
-def _maintenance(nova: cloud.Cloud, host: str) -> str:
-    """An auto-triggered host_maintenance audit draining ``host``; its plan."""
-    body = {
-        "goal": "cluster_maintaining",
-        "strategy": "host_maintenance",
-        "parameters": {"maintenance_node": host},
-    }
-    return _audit(nova, body)
-
-
-def _plan(nova: cloud.Cloud, plan: str) -> dict[str, Any]:
-    return dict(nova.watcher.get(f"/v1/action_plans/{plan}", microversion=INFRA_OPTIM).json())
-
-
-def _actions(nova: cloud.Cloud, plan: str) -> list[dict[str, Any]]:
-    path = f"/v1/actions/detail?action_plan_uuid={plan}"
-    return list(nova.watcher.get(path, microversion=INFRA_OPTIM).json()["actions"])
-
-
-def _wait_for_plan(nova: cloud.Cloud, plan: str, applier: cloud.Applier) -> dict[str, Any]:
-    deadline = time.monotonic() + PLAN_TIMEOUT_S
-    while True:
-        found = _plan(nova, plan)
-        if found["state"] in ENDED:
-            return found
-        assert applier.process.poll() is None, applier.log_tail()
-        assert time.monotonic() < deadline, (found, _actions(nova, plan), applier.log_tail())
-        time.sleep(0.5)
-
-
-def _apply(nova: cloud.Cloud, plan: str, name: str) -> dict[str, Any]:
-    """Run the plan with a new applier to its end; the plan as it ended."""
-    applier = nova.start_applier(name, lease_seconds=LEASE_S, applier_options=APPLIER_OPTIONS)
-    try:
-        return _wait_for_plan(nova, plan, applier)
-    finally:
-        applier.stop()
+from tests.nova import cloud, plans
+from tests.nova.plans import APPLIER_OPTIONS, LEASE_S, MEDIUM, RAM_MB, SMALL
 
 
 @dataclass(frozen=True)
@@ -161,11 +52,11 @@ class _Before:
 
 
 def _before(nova: cloud.Cloud, host: str) -> _Before:
-    servers = _servers_on(nova, host)
+    servers = plans.servers_on(nova, host)
     return _Before(
         status={s: nova.server(s)["status"] for s in servers},
         newest_migration={
-            s: max((m["id"] for m in _migrations(nova, s)), default=0) for s in servers
+            s: max((m["id"] for m in plans.migrations(nova, s)), default=0) for s in servers
         },
     )
 
@@ -179,9 +70,9 @@ def _assert_drained(nova: cloud.Cloud, hosts: list[str], reason: str, before: _B
     """Every server that was on ``hosts`` elsewhere in the same status, each moved by
     exactly one new migration record, allocations following them, the nodes empty
     and disabled with ``reason``, no migration consumer left."""
-    providers = _providers(nova)
+    providers = plans.providers(nova)
     for host in hosts:
-        service = _services(nova)[host]
+        service = plans.services(nova)[host]
         assert (service["status"], service["disabled_reason"]) == ("disabled", reason)
     for server_id, status in before.status.items():
         found = nova.server(server_id)
@@ -189,20 +80,20 @@ def _assert_drained(nova: cloud.Cloud, hosts: list[str], reason: str, before: _B
         assert (found["status"], found["OS-EXT-STS:task_state"]) == (status, None), server_id
         assert new_host not in hosts, server_id
         newer = before.newest_migration[server_id]
-        new = [m for m in _migrations(nova, server_id) if m["id"] > newer]
+        new = [m for m in plans.migrations(nova, server_id) if m["id"] > newer]
         assert [(m["status"], m["migration_type"]) for m in new] == [MOVED_BY[status]], (
             server_id,
             new,
         )
         assert new[0]["source_compute"] in hosts
         assert new[0]["dest_compute"] == new_host
-        held = _held(nova, server_id)
+        held = plans.held(nova, server_id)
         assert list(held) == [providers[new_host]], (server_id, held)
-        assert _held(nova, new[0]["uuid"]) == {}, server_id  # the migration consumer is gone
+        assert plans.held(nova, new[0]["uuid"]) == {}, server_id  # the migration consumer is gone
     for host in hosts:
         usages = nova.placement.get(f"/resource_providers/{providers[host]}/usages").json()
         assert not any(usages["usages"].values()), (host, usages)
-        assert _servers_on(nova, host) == [], host
+        assert plans.servers_on(nova, host) == [], host
 
 
 def test_host_maintenance_drains_a_compute_through_nova(nova: cloud.Cloud, small: str) -> None:
@@ -215,7 +106,7 @@ def test_host_maintenance_drains_a_compute_through_nova(nova: cloud.Cloud, small
     on_host = list(before.status)
     assert len(on_host) >= 3
     assert before.status[stopped] == "SHUTOFF"
-    providers = _providers(nova)
+    providers = plans.providers(nova)
 
     # As an operator would: the real client, finding our /v1 in Keystone's catalog.
     command = "optimize audit create -g cluster_maintaining -s host_maintenance"
@@ -223,17 +114,17 @@ def test_host_maintenance_drains_a_compute_through_nova(nova: cloud.Cloud, small
     audit = json.loads(nova.openstack(*command.split(), *options.split()))["UUID"]
     found = nova.watcher.get(f"/v1/action_plans?audit_uuid={audit}").json()["action_plans"]
     (plan,) = [p["uuid"] for p in found]
-    planned = _actions(nova, plan)
+    planned = plans.actions_of(nova, plan)
     migrates = [a for a in planned if a["action_type"] == "migrate"]
     assert {a["input_parameters"]["resource_id"] for a in migrates} == set(on_host)
     started = time.monotonic()
-    ended = _apply(nova, plan, "applier-maintenance")
+    ended = plans.apply(nova, plan, "applier-maintenance")
     took = time.monotonic() - started
 
-    assert ended["state"] == "SUCCEEDED", (ended, _actions(nova, plan))
-    assert {a["state"] for a in _actions(nova, plan)} == {"SUCCEEDED"}
+    assert ended["state"] == "SUCCEEDED", (ended, plans.actions_of(nova, plan))
+    assert {a["state"] for a in plans.actions_of(nova, plan)} == {"SUCCEEDED"}
     _assert_drained(nova, ["compute1"], "watcher_maintaining", before)
-    assert providers == _providers(nova)
+    assert providers == plans.providers(nova)
     _assert_siblings_overlapped(cloud.placement_database(nova.workdir), migrates)
     print(f"host_maintenance of {len(on_host)} servers: {took:.1f} s")
 
@@ -285,7 +176,7 @@ def test_applier_killed_mid_migration_another_finishes_once(nova: cloud.Cloud, s
         nova.boot(f"exec-kill-{index}", small, host="compute2")
     before = _before(nova, "compute2")
     on_host = list(before.status)
-    plan = _maintenance(nova, "compute2")
+    plan = plans.maintenance(nova, "compute2")
     first = nova.start_applier(
         "applier-killed", lease_seconds=LEASE_S, applier_options=APPLIER_OPTIONS
     )
@@ -299,30 +190,18 @@ def test_applier_killed_mid_migration_another_finishes_once(nova: cloud.Cloud, s
         first.kill()
     in_flight = _requested_migrations(cloud.placement_database(nova.workdir), plan)
     assert in_flight  # still ONGOING: the killed applier recorded no end
-    assert _plan(nova, plan)["state"] == "ONGOING"
+    assert plans.plan_state(nova, plan)["state"] == "ONGOING"
 
     started = time.monotonic()
-    ended = _apply(nova, plan, "applier-takeover")
+    ended = plans.apply(nova, plan, "applier-takeover")
     took = time.monotonic() - started
 
-    assert ended["state"] == "SUCCEEDED", (ended, _actions(nova, plan))
-    assert {a["state"] for a in _actions(nova, plan)} == {"SUCCEEDED"}
+    assert ended["state"] == "SUCCEEDED", (ended, plans.actions_of(nova, plan))
+    assert {a["state"] for a in plans.actions_of(nova, plan)} == {"SUCCEEDED"}
     takeover_log = (nova.workdir / "logs" / "applier-takeover.log").read_text()
     assert f"Took over action plan {plan} (ONGOING)" in takeover_log
     _assert_drained(nova, ["compute2"], "watcher_maintaining", before)
     print(f"take-over after SIGKILL, {len(on_host)} servers: {took:.1f} s")
-
-
-def _migrate(server_id: str, source: str, destination: str) -> dict[str, Any]:
-    return {
-        "action_type": "migrate",
-        "resource_id": server_id,
-        "input_parameters": {
-            "migration_type": "live",
-            "source_node": source,
-            "destination_node": destination,
-        },
-    }
 
 
 def test_a_migration_nova_refuses_fails_and_cancels_its_descendants(
@@ -331,33 +210,33 @@ def test_a_migration_nova_refuses_fails_and_cancels_its_descendants(
     refused = nova.boot("exec-refused", small, host="compute1")["id"]
     independent = nova.boot("exec-independent", small, host="compute2")["id"]
     descendant = nova.boot("exec-descendant", small, host="compute1")["id"]
-    service = _services(nova)["compute3"]
+    service = plans.services(nova)["compute3"]
     nova.compute.put(
         f"/os-services/{service['id']}",
         json={"status": "disabled", "disabled_reason": "exec test"},
         microversion="2.53",
     )
-    providers = _providers(nova)
+    providers = plans.providers(nova)
     # The weight planner puts two migrations side by side, the third below both.
-    plan = _actuator(
+    plan = plans.actuator(
         nova,
         [
-            _migrate(refused, "compute1", "compute3"),
-            _migrate(independent, "compute2", "compute1"),
-            _migrate(descendant, "compute1", "compute2"),
+            plans.migrate_action(refused, "compute1", "compute3"),
+            plans.migrate_action(independent, "compute2", "compute1"),
+            plans.migrate_action(descendant, "compute1", "compute2"),
         ],
     )
-    by_server = {a["input_parameters"]["resource_id"]: a for a in _actions(nova, plan)}
+    by_server = {a["input_parameters"]["resource_id"]: a for a in plans.actions_of(nova, plan)}
     assert by_server[refused]["parents"] == by_server[independent]["parents"] == []
     assert set(by_server[descendant]["parents"]) == {
         by_server[refused]["uuid"],
         by_server[independent]["uuid"],
     }
 
-    ended = _apply(nova, plan, "applier-refused")
+    ended = plans.apply(nova, plan, "applier-refused")
 
     assert (ended["state"], ended["status_message"]) == ("FAILED", "One or more actions failed.")
-    by_server = {a["input_parameters"]["resource_id"]: a for a in _actions(nova, plan)}
+    by_server = {a["input_parameters"]["resource_id"]: a for a in plans.actions_of(nova, plan)}
     failed = by_server[refused]
     assert failed["state"] == "FAILED"
     assert failed["status_message"] == (  # with Nova's own words
@@ -376,14 +255,14 @@ def test_a_migration_nova_refuses_fails_and_cancels_its_descendants(
         descendant: ("ACTIVE", "compute1"),
     }
     for server_id in (refused, independent, descendant):
-        assert _held(nova, server_id) == {providers["compute1"]: SMALL}, server_id
-    assert [m["status"] for m in _migrations(nova, descendant)] == []
+        assert plans.held(nova, server_id) == {providers["compute1"]: SMALL}, server_id
+    assert [m["status"] for m in plans.migrations(nova, descendant)] == []
 
 
 def test_resize_by_flavor_name_through_nova(nova: cloud.Cloud, small: str) -> None:
     nova.create_flavor("exec-medium", MEDIUM["VCPU"], MEDIUM["MEMORY_MB"], MEDIUM["DISK_GB"])
     server_id = nova.boot("exec-resize", small)["id"]
-    plan = _actuator(
+    plan = plans.actuator(
         nova,
         [
             {
@@ -394,19 +273,19 @@ def test_resize_by_flavor_name_through_nova(nova: cloud.Cloud, small: str) -> No
         ],
     )
     started = time.monotonic()
-    ended = _apply(nova, plan, "applier-resize")
+    ended = plans.apply(nova, plan, "applier-resize")
     took = time.monotonic() - started
 
-    assert ended["state"] == "SUCCEEDED", (ended, _actions(nova, plan))
-    (action,) = _actions(nova, plan)
+    assert ended["state"] == "SUCCEEDED", (ended, plans.actions_of(nova, plan))
+    (action,) = plans.actions_of(nova, plan)
     assert action["state"] == "SUCCEEDED", action
     found = nova.server(server_id)
     assert (found["status"], found["flavor"]["original_name"]) == ("ACTIVE", "exec-medium")
     host = found["OS-EXT-SRV-ATTR:host"]
-    assert _held(nova, server_id) == {_providers(nova)[host]: MEDIUM}
-    migrations = _migrations(nova, server_id)
+    assert plans.held(nova, server_id) == {plans.providers(nova)[host]: MEDIUM}
+    migrations = plans.migrations(nova, server_id)
     assert [(m["status"], m["migration_type"]) for m in migrations] == [("confirmed", "resize")]
-    assert _held(nova, migrations[0]["uuid"]) == {}
+    assert plans.held(nova, migrations[0]["uuid"]) == {}
     print(f"resize: {took:.1f} s")
 
 
@@ -415,7 +294,7 @@ def test_node_resource_consolidation_through_nova(nova: cloud.Cloud, small: str)
     nodes are disabled first, so only the kept ones can take the servers."""
     for index, host in enumerate(nova.hosts):
         nova.boot(f"exec-nrc-{index}", small, host=host)
-    plan = _audit(
+    plan = plans.audit(
         nova,
         {
             "goal": "server_consolidation",
@@ -423,7 +302,7 @@ def test_node_resource_consolidation_through_nova(nova: cloud.Cloud, small: str)
             "parameters": {"host_choice": "auto"},
         },
     )
-    planned = _actions(nova, plan)
+    planned = plans.actions_of(nova, plan)
     released = sorted(
         a["input_parameters"]["resource_name"]
         for a in planned
@@ -442,11 +321,11 @@ def test_node_resource_consolidation_through_nova(nova: cloud.Cloud, small: str)
     assert all(a["input_parameters"].get("destination_node") is None for a in planned)
 
     started = time.monotonic()
-    ended = _apply(nova, plan, "applier-consolidation")
+    ended = plans.apply(nova, plan, "applier-consolidation")
     took = time.monotonic() - started
 
-    assert ended["state"] == "SUCCEEDED", (ended, _actions(nova, plan))
-    assert {a["state"] for a in _actions(nova, plan)} == {"SUCCEEDED"}
+    assert ended["state"] == "SUCCEEDED", (ended, plans.actions_of(nova, plan))
+    assert {a["state"] for a in plans.actions_of(nova, plan)} == {"SUCCEEDED"}
     _assert_drained(nova, released, "Watcher node resource consolidation strategy", before)
     print(f"node_resource_consolidation, {len(migrated)} servers: {took:.1f} s")
 
@@ -456,7 +335,7 @@ def _measure(nova: cloud.Cloud, loaded: str, idle: str) -> list[str]:
     and every consumer on ``idle`` (earlier scenarios' servers too: one left
     unmeasured would stay and keep the node enabled); those consumers."""
     now_ms = int(time.time() * 1000)
-    on_idle = nova.placement.get(f"/resource_providers/{_providers(nova)[idle]}/allocations")
+    on_idle = nova.placement.get(f"/resource_providers/{plans.providers(nova)[idle]}/allocations")
     consumers = list(on_idle.json()["allocations"])
     payload = (
         prometheus.host_text(loaded, 4096, now_ms, idle_slopes=[0.0, 0.0], load=0.8)
@@ -482,7 +361,7 @@ def test_basic_on_measured_load_through_nova(nova: cloud.Cloud, small: str) -> N
         audit = json.loads(nova.openstack(*command.split()))["UUID"]
         found = nova.watcher.get(f"/v1/action_plans?audit_uuid={audit}").json()["action_plans"]
         (plan,) = [p["uuid"] for p in found]
-        planned = _actions(nova, plan)
+        planned = plans.actions_of(nova, plan)
         moves = {
             a["input_parameters"]["resource_id"]: a["input_parameters"]["destination_node"]
             for a in planned
@@ -490,10 +369,10 @@ def test_basic_on_measured_load_through_nova(nova: cloud.Cloud, small: str) -> N
         }
         assert moves == dict.fromkeys(before.status, "compute1"), planned
 
-        ended = _apply(nova, plan, "applier-basic")
+        ended = plans.apply(nova, plan, "applier-basic")
 
-        assert ended["state"] == "SUCCEEDED", (ended, _actions(nova, plan))
-        assert {a["state"] for a in _actions(nova, plan)} == {"SUCCEEDED"}
+        assert ended["state"] == "SUCCEEDED", (ended, plans.actions_of(nova, plan))
+        assert {a["state"] for a in plans.actions_of(nova, plan)} == {"SUCCEEDED"}
         _assert_drained(nova, ["compute2"], "watcher_disabled", before)
         assert nova.server(moving)["OS-EXT-SRV-ATTR:host"] == "compute1"
         assert nova.server(kept)["OS-EXT-SRV-ATTR:host"] == "compute1"
@@ -511,7 +390,7 @@ def test_stop_shelve_and_delete_through_nova(nova: cloud.Cloud, small: str) -> N
     )
     hosts = {s: nova.server(s)["OS-EXT-SRV-ATTR:host"] for s in (stopped, shelved, deleted)}
     images_before = set(nova.stubs.images)
-    plan = _actuator(
+    plan = plans.actuator(
         nova,
         [
             {"action_type": action_type, "resource_id": server_id, "input_parameters": {}}
@@ -523,19 +402,19 @@ def test_stop_shelve_and_delete_through_nova(nova: cloud.Cloud, small: str) -> N
         ],
     )
 
-    ended = _apply(nova, plan, "applier-server-states")
+    ended = plans.apply(nova, plan, "applier-server-states")
 
-    assert ended["state"] == "SUCCEEDED", (ended, _actions(nova, plan))
-    assert {a["state"] for a in _actions(nova, plan)} == {"SUCCEEDED"}
+    assert ended["state"] == "SUCCEEDED", (ended, plans.actions_of(nova, plan))
+    assert {a["state"] for a in plans.actions_of(nova, plan)} == {"SUCCEEDED"}
     assert nova.server(stopped)["status"] == "SHUTOFF"
-    assert _held(nova, stopped) == {_providers(nova)[hosts[stopped]]: SMALL}
+    assert plans.held(nova, stopped) == {plans.providers(nova)[hosts[stopped]]: SMALL}
     assert nova.server(shelved)["status"] == "SHELVED_OFFLOADED"
-    assert _held(nova, shelved) == {}
+    assert plans.held(nova, shelved) == {}
     (snapshot,) = set(nova.stubs.images) - images_before
     assert nova.stubs.images[snapshot]["name"] == "exec-shelve-shelved"
     gone = nova.compute.get(f"/servers/{deleted}", raise_exc=False)
     assert gone.status_code == 404
-    assert _held(nova, deleted) == {}
+    assert plans.held(nova, deleted) == {}
 
 
 def test_what_nova_holds_for_a_migration_is_skipped_not_moved(
@@ -552,22 +431,22 @@ def test_what_nova_holds_for_a_migration_is_skipped_not_moved(
         microversion="2.56",
     )
     nova.wait_for_status(server_id, "VERIFY_RESIZE")
-    (record,) = _migrations(nova, server_id)
-    providers = _providers(nova)
-    assert _held(nova, record["uuid"]) == {providers["compute3"]: SMALL}
+    (record,) = plans.migrations(nova, server_id)
+    providers = plans.providers(nova)
+    assert plans.held(nova, record["uuid"]) == {providers["compute3"]: SMALL}
     try:
-        plan = _maintenance(nova, "compute3")
-        ended = _apply(nova, plan, "applier-migration-record")
-        assert ended["state"] == "SUCCEEDED", (ended, _actions(nova, plan))
+        plan = plans.maintenance(nova, "compute3")
+        ended = plans.apply(nova, plan, "applier-migration-record")
+        assert ended["state"] == "SUCCEEDED", (ended, plans.actions_of(nova, plan))
         by_consumer = {
             a["input_parameters"].get("resource_id"): a
-            for a in _actions(nova, plan)
+            for a in plans.actions_of(nova, plan)
             if a["action_type"] == "migrate"
         }
         skipped = by_consumer[record["uuid"]]
         assert skipped["state"] == "SKIPPED", skipped
         assert f"Nova has no server {record['uuid']}" in skipped["status_message"]
-        assert _held(nova, record["uuid"]) == {providers["compute3"]: SMALL}
+        assert plans.held(nova, record["uuid"]) == {providers["compute3"]: SMALL}
         assert nova.server(server_id)["status"] == "VERIFY_RESIZE"
     finally:
         nova.compute.post(f"/servers/{server_id}/action", json={"confirmResize": None})

@@ -6,5 +6,5 @@ Registered in the entry-point group ``placement.actionplans.action_types.nova``
 while Nova works), writes nothing to Placement's tables (Nova moves the
 allocations), records what it asks on the action before asking
 (``RunEnv.record``), and after a crash reconciles from Nova's own state
-(``placement/actionplans/reconcile.py``) before asking anything again.
+(``reconcile.py``) before asking anything again.
 """

@@ -5,11 +5,18 @@ session options), the compute endpoint from its catalog (service type
 ``compute``, ``[nova_client] endpoint_type`` and ``region_name``; an
 ``admin_token`` auth names the endpoint itself). Every call sends
 ``OpenStack-API-Version: compute X`` at the microversion it needs, named
-below; a refusal is a :class:`NovaError` carrying Nova's own message.
+below; a refusal is a :class:`NovaError` carrying Nova's own message, and a
+Nova that could not be reached an :class:`Unreachable` (after the bounded
+retries of ``[watcher_applier] nova_retries``). One client, and so one
+keystoneauth session and token, serves every action of an applier
+(:func:`shared`); keystoneauth renews the token.
 """
 
 from __future__ import annotations
 
+import threading
+import time
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -20,7 +27,7 @@ from keystoneauth1 import loading as ka_loading
 from oslo_config.cfg import ConfigOpts
 
 from placement import actionplan_opts
-from placement.actionplans import reconcile
+from placement.effects.nova import reconcile
 
 #: Hypervisor and service ids are uuids (the hypervisor's is the compute node's,
 #: so the node provider's uuid); ``PUT /os-services/{id}``.
@@ -36,12 +43,22 @@ MIGRATIONS: Final = "2.59"
 SERVER_FLAVOR: Final = "2.47"
 #: Instance action events carry ``details``: why a step failed, in Nova's words.
 ACTION_EVENT_DETAILS: Final = "2.84"
+#: ``DELETE /servers/{id}/migrations/{migration_id}``: abort a live migration.
+ABORT_LIVE_MIGRATION: Final = "2.24"
 #: Calls whose body and answer are the same at every microversion.
 BASE: Final = "2.1"
+#: The lowest compute API the executor works with: every microversion above but
+#: the instance action events' details, which it does without.
+FLOOR: Final = MIGRATIONS
+#: Answers that mean "not now" from whatever stands in front of Nova's API.
+GATEWAY_ERRORS: Final = frozenset({502, 503, 504})
+#: Calls sent again even when a lost answer means Nova may have done them: a read,
+#: and a service's state set (the same again changes nothing).
+RESENDABLE: Final = frozenset({"GET", "PUT"})
 
 
 class NovaError(Exception):
-    """Nova refused a call, or could not be reached; ``str()`` is Nova's message."""
+    """Nova refused a call; ``str()`` is Nova's message."""
 
     def __init__(self, message: str, status: int | None = None) -> None:
         super().__init__(message)
@@ -50,6 +67,37 @@ class NovaError(Exception):
 
 class NotFound(NovaError):
     """Nova has no such server, hypervisor, service or flavor (404)."""
+
+
+class Unreachable(NovaError):
+    """Nova could not be reached: no connection, no answer in time, or a gateway's
+    502, 503 or 504. Not a refusal: a later look may find it back.
+
+    ``maybe_taken``: the request may have reached Nova and only its answer was lost
+    (a read timeout, a gateway error), so one that changes something is not simply
+    sent again; False when nothing can have reached Nova (no connection made).
+    """
+
+    def __init__(self, message: str, status: int | None = None, maybe_taken: bool = True):
+        super().__init__(message, status)
+        self.maybe_taken = maybe_taken
+
+
+@dataclass(frozen=True)
+class Retries:
+    """How often a call Nova could not answer is sent again, and the first wait."""
+
+    count: int = 0
+    backoff: float = 0.0
+
+    @classmethod
+    def from_conf(cls, conf: ConfigOpts) -> Retries:
+        group = conf[actionplan_opts.APPLIER_GROUP]
+        return cls(group.nova_retries, group.nova_retry_backoff)
+
+    def waits(self) -> list[float]:
+        """The waits before each retry: the backoff, doubled each time."""
+        return [self.backoff * 2**attempt for attempt in range(self.count)]
 
 
 def fault_message(body: Any) -> str | None:
@@ -94,36 +142,71 @@ def session_from(conf: ConfigOpts) -> ksa_adapter.Adapter:
 class Nova:
     """The calls the Nova executor makes, each at its own microversion."""
 
-    def __init__(self, compute: ksa_adapter.Adapter) -> None:
+    def __init__(self, compute: ksa_adapter.Adapter, retries: Retries = Retries()) -> None:
         self._compute = compute
+        self._retries = retries
 
     @classmethod
     def from_conf(cls, conf: ConfigOpts) -> Nova:
-        return cls(session_from(conf))
+        return cls(session_from(conf), Retries.from_conf(conf))
 
     def _call(
         self, method: str, path: str, microversion: str, body: Any = None
     ) -> tuple[Any, Mapping[str, str]]:
-        """One call: ``(decoded body or None, headers)``; a refusal raises NovaError."""
-        try:
-            response = self._compute.request(
-                path,
-                method,
-                json=body,
-                microversion=microversion,
-                raise_exc=False,
-            )
-        except ksa_exceptions.ClientException as exc:
-            raise NovaError(f"Nova cannot be reached: {exc}") from None
+        """One call, sent again while Nova cannot be reached (:data:`RESENDABLE` ones
+        always; others only when they cannot have reached Nova), within :class:`Retries`.
+        ``(decoded body or None, headers)``; a refusal raises NovaError."""
+        for wait in self._retries.waits():
+            try:
+                return self._send(method, path, microversion, body)
+            except Unreachable as exc:
+                if method not in RESENDABLE and exc.maybe_taken:
+                    raise
+            time.sleep(wait)
+        return self._send(method, path, microversion, body)
+
+    def _send(
+        self, method: str, path: str, microversion: str, body: Any
+    ) -> tuple[Any, Mapping[str, str]]:
+        """One request and Nova's answer to it, decoded; errors as the class says."""
+        response = self._request(method, path, microversion, body)
         try:
             decoded = response.json() if response.content else None
         except ValueError:
             decoded = None
+        if response.status_code in GATEWAY_ERRORS:
+            message = fault_message(decoded) or response.reason or str(response.status_code)
+            raise Unreachable(f"Nova could not be reached: {message}", response.status_code)
         if response.status_code >= 400:
             message = fault_message(decoded) or response.text or response.reason
             kind = NotFound if response.status_code == 404 else NovaError
             raise kind(message, response.status_code)
         return decoded, response.headers
+
+    def _request(self, method: str, path: str, microversion: str, body: Any) -> Any:
+        """keystoneauth's response; what stopped the request, as Unreachable or NovaError."""
+        try:
+            return self._compute.request(
+                path, method, json=body, microversion=microversion, raise_exc=False
+            )
+        except (ksa_exceptions.ConnectionError, ksa_exceptions.RequestTimeout) as exc:
+            raise Unreachable(
+                f"Nova could not be reached: {exc}", maybe_taken=not _never_connected(exc)
+            ) from None
+        except ksa_exceptions.HttpError as exc:  # Keystone's answer, before Nova was asked
+            if exc.http_status in GATEWAY_ERRORS:
+                message = f"Nova could not be reached: Keystone answered {exc}"
+                raise Unreachable(message, exc.http_status, maybe_taken=False) from None
+            raise NovaError(f"Nova's credentials were refused: {exc}", exc.http_status) from None
+        except ksa_exceptions.ClientException as exc:
+            raise NovaError(f"Nova cannot be found: {exc}") from None
+
+    def max_microversion(self) -> str | None:
+        """The highest compute microversion the endpoint offers, from its version
+        document (``GET`` on the endpoint itself); None when it names none."""
+        body, _ = self._call("GET", "/", BASE)
+        found = (body or {}).get("version", {}).get("version")
+        return str(found) if found else None
 
     def _action(self, server_id: str, body: dict[str, Any], microversion: str) -> str | None:
         """``POST /servers/{id}/action``; returns Nova's request id (for its events)."""
@@ -226,6 +309,13 @@ class Nova:
         """``resize`` to flavor ``flavor_id``."""
         return self._action(server_id, {"resize": {"flavorRef": flavor_id}}, BASE)
 
+    def abort_live_migration(self, server_id: str, migration_id: int) -> None:
+        """``DELETE /servers/{id}/migrations/{migration_id}`` at 2.24: stop a live
+        migration in progress (Nova then rolls it back)."""
+        self._call(
+            "DELETE", f"/servers/{server_id}/migrations/{migration_id}", ABORT_LIVE_MIGRATION
+        )
+
     def confirm_resize(self, server_id: str) -> None:
         """``confirmResize`` of a server in VERIFY_RESIZE (a cold migration or resize)."""
         self._action(server_id, {"confirmResize": None}, BASE)
@@ -249,3 +339,48 @@ class Nova:
         if disabled and reason:
             body["disabled_reason"] = reason
         self._call("PUT", f"/os-services/{service_id}", HYPERVISOR_UUIDS, body)
+
+
+#: The client of each configuration, by the configuration's id (ConfigOpts is not
+#: hashable); the weak reference tells a configuration from a later one at its id.
+_SHARED: dict[int, tuple[weakref.ref[ConfigOpts], Nova]] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared(conf: ConfigOpts) -> Nova:
+    """The one client of ``conf``'s Nova: every action of an applier shares its
+    session and token (keystoneauth renews the token; its HTTP session is safe to
+    share between the applier's threads)."""
+    with _SHARED_LOCK:
+        found = _SHARED.get(id(conf))
+        if found is None or found[0]() is not conf:
+            found = (weakref.ref(conf), Nova.from_conf(conf))
+            _SHARED[id(conf)] = found
+        return found[1]
+
+
+def check_floor(nova: Nova) -> str | None:
+    """Why the executor cannot work with this Nova (its compute API below
+    :data:`FLOOR`), or None when it can."""
+    offered = nova.max_microversion()
+    if offered is None or _version(offered) < _version(FLOOR):
+        return (
+            f"Nova's compute API offers microversions up to {offered or '2.0 (none)'};"
+            f" the nova executor needs {FLOOR} (Nova 17.0.0, Queens, or newer)"
+        )
+    return None
+
+
+def _never_connected(exc: Exception) -> bool:
+    """Whether keystoneauth failed before any connection was made (refused, no route,
+    unknown name), so nothing can have reached Nova. keystoneauth's ConnectFailure
+    also covers a connection dropped while the answer was awaited, which may have."""
+    text = str(exc)
+    return isinstance(exc, ksa_exceptions.ConnectFailure) and (
+        "NewConnectionError" in text or "Connection refused" in text
+    )
+
+
+def _version(text: str) -> tuple[int, int]:
+    major, minor = text.split(".")
+    return int(major), int(minor)

@@ -22,7 +22,9 @@ Run = Callable[[client.Nova, dict[str, Any], base.RunEnv], base.Outcome]
 
 class NovaType:
     """A built-in action type done by Nova: the same declaration as the ``placement``
-    executor's, blocking, and given a client of the configured Nova."""
+    executor's, blocking, and given the applier's one client of the configured Nova.
+    A refusal fails the action; so does a Nova still unreachable once the call's
+    retries are spent, saying so."""
 
     blocking = True
 
@@ -33,11 +35,16 @@ class NovaType:
     def run(
         self, conn: Connection | None, params: dict[str, Any], env: base.RunEnv
     ) -> base.Outcome:
-        try:
-            nova = client.Nova.from_conf(env.conf)
-            return self._run(nova, params, env)
-        except client.NovaError as exc:
-            return base.failed_execute(str(exc))
+        return settled(lambda: self._run(client.shared(env.conf), params, env))
+
+
+def settled(run: Callable[[], base.Outcome]) -> base.Outcome:
+    """``run``'s outcome; a refusal by Nova, or Nova still out of reach once a call's
+    retries are spent, fails the action with what Nova said."""
+    try:
+        return run()
+    except client.NovaError as exc:
+        return base.failed_execute(str(exc))
 
 
 class NodeNotFound(Exception):
@@ -72,14 +79,29 @@ class Cancelled(Exception):
 
 def until(env: base.RunEnv, timeout: float, look: Callable[[], T | None], what: str) -> T:
     """Call ``look`` every poll interval until it returns something; TimedOut after
-    ``timeout`` seconds, Cancelled as soon as the plan is cancelled."""
+    ``timeout`` seconds, Cancelled as soon as the plan is cancelled.
+
+    A look that finds Nova unreachable (a restart, a failover, Keystone down) is
+    no answer: the next looks again, up to the deadline, and a deadline reached
+    while Nova cannot be reached says so rather than that Nova did nothing.
+    """
     deadline = time.monotonic() + timeout
     interval = poll_interval(env)
+    unreachable: client.Unreachable | None = None
     while True:
-        found = look()
+        try:
+            found = look()
+            unreachable = None
+        except client.Unreachable as exc:
+            found, unreachable = None, exc
         if found is not None:
             return found
         if time.monotonic() >= deadline:
+            if unreachable is not None:
+                raise TimedOut(
+                    f"Nova could not be reached to {what} within {timeout:g} seconds"
+                    f" (the server may have moved: Nova's records will tell): {unreachable}"
+                )
             raise TimedOut(f"Nova did not {what} within {timeout:g} seconds")
         if env.cancelled.wait(interval):
             raise Cancelled(what)

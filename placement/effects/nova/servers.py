@@ -11,10 +11,9 @@ import datetime
 from collections.abc import Callable
 from typing import Any
 
-from placement.actionplans import reconcile
 from placement.actionplans.action_types import names
 from placement.effects import base
-from placement.effects.nova import client, common
+from placement.effects.nova import client, common, reconcile
 
 _ASK: dict[str, Callable[[client.Nova, str], object]] = {
     "stop": client.Nova.stop,
@@ -44,7 +43,7 @@ def _begin(
         return base.failed_pre_condition(f"server {server_id}: {decision.reason}")
     if decision.step == reconcile.START:
         now = datetime.datetime.now(datetime.timezone.utc).isoformat()
-        env.record({"server": server_id, "operation": operation, "requested_at": now})
+        env.record(reconcile.ServerRequest(server_id, operation, now).to_record())
         _ASK[operation](nova, server_id)
     return None
 

@@ -8,8 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from placement.actionplans import reconcile
-from placement.effects.nova import moves
+from placement.effects.nova import moves, reconcile
 
 
 def _server(status: str) -> reconcile.Server:
@@ -44,6 +43,7 @@ def test_actions_written_by_hand_are_asked_as_written(status):
 def test_a_recorded_request_keeps_its_kind_whatever_nova_shows_now(recorded):
     # After a crash the server is RESIZE or VERIFY_RESIZE mid-move: only the record
     # says what was asked.
-    env = SimpleNamespace(recorded={"move": recorded, "migrations_before": 3})
+    record = reconcile.Request("vm", recorded, source_host="compute1", migrations_before=3)
+    env = SimpleNamespace(recorded=record.to_record(), as_written=False)
     assert moves._migration_kind({"migration_type": "live"}, env, None) == recorded
     assert moves._migration_kind({"migration_type": "cold"}, env, None) == recorded

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from placement.actionplans import reconcile as r
+from placement.effects.nova import reconcile as r
 
-ASKED = r.Request(source_host="compute1", migrations_before=4, target_host="compute2")
+ASKED = r.Request("vm", "live", source_host="compute1", migrations_before=4, target_host="compute2")
 ACTIVE_ON_SOURCE = r.Server(host="compute1", status="ACTIVE", task_state=None)
 ACTIVE_ON_TARGET = r.Server(host="compute2", status="ACTIVE", task_state=None)
 OLD_LIVE = r.Migration(4, "completed", "live-migration", "compute3", "compute1")

@@ -21,9 +21,10 @@ once more: a server is never migrated twice because an applier died.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 #: What the caller does next.
 START: Final = "start"
@@ -46,11 +47,52 @@ VERIFY_RESIZE = "VERIFY_RESIZE"
 
 @dataclass(frozen=True)
 class Request:
-    """What a run recorded before asking Nova to move a server."""
+    """What a run records on the action before asking Nova to move a server, and
+    adds to as Nova answers: what the next run, after a crash, reconciles from.
 
+    ``source_host`` and ``migrations_before`` (the highest id among the server's
+    migration records then) are what :func:`decide` reads; ``request_id`` is
+    Nova's id of the request (for its events), ``migration_id`` Nova's record of
+    the move once seen; ``answered`` False when the request was sent and its
+    answer lost (Nova may or may not have it: the records decide);
+    ``aborted`` the migration a cancel asked Nova to abort.
+    """
+
+    server: str
+    move: Move
     source_host: str | None
     migrations_before: int
     target_host: str | None = None
+    flavor_id: str | None = None
+    requested_at: str = ""
+    request_id: str | None = None
+    migration_id: int | None = None
+    answered: bool = True
+    aborted: int | None = None
+
+    def to_record(self) -> dict[str, Any]:
+        """The action's request record (a JSON object)."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any] | None) -> Request | None:
+        """The request an earlier run recorded, or None when it recorded none."""
+        if not record or "migrations_before" not in record:
+            return None
+        names = {field.name for field in dataclasses.fields(cls)}
+        return cls(**{name: value for name, value in record.items() if name in names})
+
+
+@dataclass(frozen=True)
+class ServerRequest:
+    """What a run records before asking Nova to stop, shelve or delete a server."""
+
+    server: str
+    operation: str
+    requested_at: str
+
+    def to_record(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
 
 
 @dataclass(frozen=True)
