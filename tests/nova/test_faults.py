@@ -95,7 +95,7 @@ def test_a_cancel_aborts_the_live_migration_in_flight(nova: cloud.Cloud, small: 
     """Cancelled while Nova runs the migration: Nova is asked to abort it, its record
     ends ``cancelled``, the server stays on compute1, and so do its allocations."""
     server, plan, applier = _migrating(nova, small, "fault-cancel")
-    patch = [{"op": "replace", "path": "/state", "value": "CANCELLED"}]
+    patch = [{"op": "replace", "path": "/state", "value": "CANCELLING"}]  # as `actionplan cancel`
     response = nova.watcher.patch(f"/v1/action_plans/{plan}", json=patch)
     assert response.status_code == 200, response.text
     ended, action = _ended(nova, plan, applier)

@@ -3,8 +3,10 @@ and the shape of a blocking type."""
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from sqlalchemy.engine import Connection
@@ -14,6 +16,8 @@ from placement.actionplans.action_types import BUILTIN
 from placement.db.transaction import reader
 from placement.effects import base, nodes
 from placement.effects.nova import client
+
+LOG = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
@@ -77,6 +81,28 @@ class Cancelled(Exception):
     """The plan was cancelled (or left) while the action waited for Nova."""
 
 
+@dataclass
+class _Reach:
+    """Whether Nova answered the last look: a warning when it stops, a word when it is
+    back (once each, however many looks in between)."""
+
+    what: str
+    unreachable: client.Unreachable | None = None
+
+    def look(self, look: Callable[[], T | None]) -> T | None:
+        try:
+            found = look()
+        except client.Unreachable as exc:
+            if self.unreachable is None:
+                LOG.warning("%s; looking again while waiting for it to %s", exc, self.what)
+            self.unreachable = exc
+            return None
+        if self.unreachable is not None:
+            LOG.info("Nova answers again; waiting for it to %s", self.what)
+        self.unreachable = None
+        return found
+
+
 def until(env: base.RunEnv, timeout: float, look: Callable[[], T | None], what: str) -> T:
     """Call ``look`` every poll interval until it returns something; TimedOut after
     ``timeout`` seconds, Cancelled as soon as the plan is cancelled.
@@ -87,20 +113,16 @@ def until(env: base.RunEnv, timeout: float, look: Callable[[], T | None], what: 
     """
     deadline = time.monotonic() + timeout
     interval = poll_interval(env)
-    unreachable: client.Unreachable | None = None
+    reach = _Reach(what)
     while True:
-        try:
-            found = look()
-            unreachable = None
-        except client.Unreachable as exc:
-            found, unreachable = None, exc
+        found = reach.look(look)
         if found is not None:
             return found
         if time.monotonic() >= deadline:
-            if unreachable is not None:
+            if reach.unreachable is not None:
                 raise TimedOut(
                     f"Nova could not be reached to {what} within {timeout:g} seconds"
-                    f" (the server may have moved: Nova's records will tell): {unreachable}"
+                    f" (the server may have moved: Nova's records will tell): {reach.unreachable}"
                 )
             raise TimedOut(f"Nova did not {what} within {timeout:g} seconds")
         if env.cancelled.wait(interval):
