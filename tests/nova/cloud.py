@@ -14,11 +14,12 @@
 * Nova: the compute API (gunicorn serving ``nova.wsgi.osapi_compute``),
   ``nova-conductor``, ``nova-scheduler`` and one ``nova-compute`` per host
   (``fake.FakeLiveMigrateDriver``), on API, cell0 and cell1 databases of
-  their own on the machine's MariaDB and a vhost of their own on its RabbitMQ;
+  their own on the machine's MariaDB, and a RabbitMQ node of their own on
+  spare ports (never the machine's broker, which a test may restart);
 
 and yields a :class:`Cloud`: the endpoints, an admin keystoneauth session,
 adapters for the compute and placement APIs and helpers to boot servers.
-Everything is stopped, the vhost deleted and the directory removed when the
+Everything is stopped, the databases dropped and the directory removed when the
 block ends. Nova and Keystone run from venvs of their own
 (:mod:`tests.nova.novaenv`), built on first use; their databases start as
 copies of templates migrated once per pair of venvs (:func:`made_templates`).
@@ -35,6 +36,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -66,7 +68,6 @@ NOVA_PASSWORD = "nova-secret"
 #: ``tests.identity.authtoken_section`` is reused for Placement's middleware,
 #: so Placement's service user is the one it names.
 PLACEMENT_USER, PLACEMENT_PASSWORD = "placement", "secret"
-RABBIT = "127.0.0.1:5672"
 COMPUTE_MICROVERSION = "2.95"
 PLACEMENT_MICROVERSION = "1.39"
 SHIM_DIR = str(Path(__file__).resolve().parent)
@@ -225,22 +226,45 @@ def _gunicorn(venv: Path, port: int, workers: int) -> list[str]:
 # -- RabbitMQ -------------------------------------------------------------------------------
 
 
-@contextlib.contextmanager
-def _rabbit_vhost() -> Iterator[str]:
-    """A vhost of our own on the machine's broker, for guest; deleted after."""
-    name = f"nova-cloud-{uuid.uuid4().hex[:12]}"
-    ctl = shutil.which("rabbitmqctl") or "/usr/sbin/rabbitmqctl"
-    subprocess.run([ctl, "-q", "add_vhost", name], check=True, capture_output=True, timeout=60)
-    try:
-        subprocess.run(
-            [ctl, "-q", "set_permissions", "-p", name, "guest", ".*", ".*", ".*"],
-            check=True,
-            capture_output=True,
-            timeout=60,
-        )
-        yield name
-    finally:
-        subprocess.run([ctl, "-q", "delete_vhost", name], capture_output=True, timeout=60)
+#: Debian's RabbitMQ server script, run as our own child (not the wrapper that
+#: switches to the rabbitmq user and the machine's node).
+RABBITMQ_SERVER = "/usr/lib/rabbitmq/bin/rabbitmq-server"
+
+
+def _start_broker(workdir: Path, procs: Processes) -> str:
+    """A RabbitMQ node of the cloud's own (``rabbitmq``), on spare ports with its data
+    under ``workdir/rabbitmq``, never the machine's broker; its transport URL."""
+    base = workdir / "rabbitmq"
+    (base / "mnesia").mkdir(parents=True)
+    (base / "log").mkdir()
+    (base / "enabled_plugins").write_text("[].\n")
+    port = server.free_port()
+    env = dict(
+        clean_env(),
+        RABBITMQ_NODENAME=f"nova-cloud-{uuid.uuid4().hex[:8]}@localhost",
+        RABBITMQ_NODE_PORT=str(port),
+        RABBITMQ_DIST_PORT=str(server.free_port()),
+        RABBITMQ_MNESIA_BASE=str(base / "mnesia"),
+        RABBITMQ_LOG_BASE=str(base / "log"),
+        RABBITMQ_ENABLED_PLUGINS_FILE=str(base / "enabled_plugins"),
+        RABBITMQ_PID_FILE=str(base / "pid"),
+        RABBITMQ_CONFIG_FILE=str(base / "rabbitmq"),
+    )
+    procs.start("rabbitmq", [RABBITMQ_SERVER], env, base)
+    wait_for_port(port, procs)
+    return f"rabbit://guest:guest@127.0.0.1:{port}/"
+
+
+def wait_for_port(port: int, procs: Processes, timeout: float = START_TIMEOUT_S) -> None:
+    """Until something accepts connections on 127.0.0.1:``port`` (the cloud's
+    processes checked alive meanwhile)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        procs.check()
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
+            return
+        time.sleep(0.3)
+    raise CloudError(f"nothing listens on 127.0.0.1:{port} after {timeout} s")
 
 
 # -- templates ------------------------------------------------------------------------------
@@ -436,7 +460,7 @@ def _auth_options(keystone_url: str) -> str:
         """)
 
 
-def _nova_conf(workdir: Path, keystone_url: str, vhost: str) -> Path:
+def _nova_conf(workdir: Path, keystone_url: str, transport_url: str) -> Path:
     """``nova.conf`` (shared by every service; no database) in ``workdir/nova``."""
     confdir = workdir / "nova"
     confdir.mkdir()
@@ -444,7 +468,7 @@ def _nova_conf(workdir: Path, keystone_url: str, vhost: str) -> Path:
     auth = _auth_options(keystone_url)
     sections = {
         "DEFAULT": textwrap.dedent(f"""\
-            transport_url = rabbit://guest:guest@{RABBIT}/{vhost}
+            transport_url = {transport_url}
             compute_driver = fake.FakeLiveMigrateDriver
             state_path = {confdir}/state
             my_ip = 127.0.0.1
@@ -504,7 +528,7 @@ def _nova_env() -> dict[str, str]:
 
 @contextlib.contextmanager
 def _nova_databases(
-    workdir: Path, keystone_url: str, vhost: str, templates: Path
+    workdir: Path, keystone_url: str, transport_url: str, templates: Path
 ) -> Iterator[None]:
     """Write Nova's configuration and load its databases; drop them after.
 
@@ -526,7 +550,7 @@ def _nova_databases(
         ):
             with open(templates / dump) as sql:
                 subprocess.run(_mysql_client(url), stdin=sql, check=True, timeout=300)
-        conf = _nova_conf(workdir, keystone_url, vhost)
+        conf = _nova_conf(workdir, keystone_url, transport_url)
         _nova_db_conf(conf.parent, api, cell1)
         engine = sqlalchemy.create_engine(api, poolclass=sqlalchemy.pool.NullPool)
         with engine.begin() as connection:
@@ -540,7 +564,7 @@ def _nova_databases(
                     {
                         "uuid": str(uuid.uuid4()),
                         "name": "cell1",
-                        "mq": f"rabbit://guest:guest@{RABBIT}/{vhost}",
+                        "mq": transport_url,
                         "db": cell1,
                     },
                 ],
@@ -719,11 +743,15 @@ class Cloud:
 
     @contextlib.contextmanager
     def down(self, name: str) -> Iterator[None]:
-        """``nova-api`` or ``keystone`` stopped for the block (a restart, a failover),
-        started again after it and waited for until it answers."""
-        url = {"nova-api": f"{self.compute_url}/", "keystone": f"{self.keystone_url}/v3"}[name]
+        """``nova-api``, ``keystone`` or the cloud's ``rabbitmq`` stopped for the block
+        (a restart, a failover), started again after it and waited for until it
+        answers."""
         with self.procs.stopped(name):
             yield
+        if name == "rabbitmq":
+            wait_for_port(int(self.procs.commands[name][1]["RABBITMQ_NODE_PORT"]), self.procs)
+            return
+        url = {"nova-api": f"{self.compute_url}/", "keystone": f"{self.keystone_url}/v3"}[name]
         wait_for_url(url, self.procs)
 
     def clear(self, timeout: float = 180) -> None:
@@ -890,7 +918,7 @@ def running(workdir: str | None = None) -> Iterator[Cloud]:
     """Start the whole cloud; stop it and clean up when the block ends.
 
     ``$NOVA_CLOUD_KEEP`` keeps the directory (logs, configuration, Keystone's
-    database) afterwards; Nova's databases and the vhost go regardless.
+    database) afterwards; Nova's databases go regardless.
     """
     root = Path(workdir or tempfile.mkdtemp(prefix="nova-cloud-"))
     if workdir and root.exists() and any(root.iterdir()):
@@ -905,10 +933,10 @@ def running(workdir: str | None = None) -> Iterator[Cloud]:
         with contextlib.ExitStack() as stack:
             with phase("venvs and templates"):
                 templates = made_templates()
-            with phase("vhost and nova databases"):
-                vhost = stack.enter_context(_rabbit_vhost())
-                stack.enter_context(_nova_databases(root, keystone_url, vhost, templates))
-            stack.callback(procs.stop_all)  # before the databases and vhost go
+            stack.callback(procs.stop_all)  # before the databases go
+            with phase("broker and nova databases"):
+                transport_url = _start_broker(root, procs)
+                stack.enter_context(_nova_databases(root, keystone_url, transport_url, templates))
             with phase("keystone"):
                 start_keystone(root, procs, keystone_port, templates)
             fakes = stack.enter_context(stubs.serving())

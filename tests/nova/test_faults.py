@@ -1,6 +1,6 @@
 """The ``nova`` executor when the cloud is not at its best: a real live migration in
-flight while nova-api or Keystone restarts, nova-api gone for longer than the action's
-bound, and the plan cancelled.
+flight while nova-api, Keystone or the cloud's RabbitMQ node restarts, nova-api gone
+for longer than the action's bound, and the plan cancelled.
 
 Each scenario live-migrates one server from compute1 to compute2 with an actuator
 plan (Nova's fake driver takes five seconds over it), waits until Nova's migration
@@ -104,3 +104,19 @@ def test_a_cancel_aborts_the_live_migration_in_flight(nova: cloud.Cloud, small: 
     (record,) = plans.migrations(nova, server)
     assert record["status"] == "cancelled", record
     assert _where(nova, server) == ("compute1", {plans.providers(nova)["compute1"]: SMALL})
+
+
+def test_the_broker_restarting_mid_migration_ends_as_nova_reports(nova: cloud.Cloud, small: str):
+    """The cloud's own RabbitMQ node restarts while Nova's computes talk the migration
+    through: whatever Nova's record of it then says, the plan says the same."""
+    server, plan, applier = _migrating(nova, small, "fault-broker-restart", timeout=90)
+    with nova.down("rabbitmq"):
+        time.sleep(2)
+    ended, action = _ended(nova, plan, applier)
+    record = max(plans.migrations(nova, server), key=lambda m: m["id"])
+    if record["status"] == "completed":
+        assert (ended["state"], action["state"]) == ("SUCCEEDED", "SUCCEEDED"), (ended, action)
+        assert _where(nova, server) == ("compute2", {plans.providers(nova)["compute2"]: SMALL})
+    else:  # the move was lost with the broker: FAILED, in Nova's words
+        assert (ended["state"], action["state"]) == ("FAILED", "FAILED"), (record, action)
+        assert record["status"] in action["status_message"] or "did not" in action["status_message"]
