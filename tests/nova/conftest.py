@@ -28,6 +28,7 @@ def nova(nova_cloud: cloud.Cloud) -> Iterator[cloud.Cloud]:
             )
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def small(nova_cloud: cloud.Cloud) -> str:
+    """A flavor of 1 vCPU, 512 MB and 1 GB (``plans.SMALL``), made once per cloud."""
     return nova_cloud.create_flavor("exec-small", plans.VCPUS, plans.RAM_MB, plans.DISK_GB)
