@@ -15,6 +15,7 @@ from placement.actionplans.measured import Query
 from placement.datasources import http, prometheus
 from placement.datasources.prometheus import Prometheus
 from tests import prometheus as prom
+from tests.datasources import seeded
 from tests.datasources.seeded import ABSENT, IDLE, LOADED, MIXED, SERVER
 from tests.server import free_port
 
@@ -35,12 +36,12 @@ def test_host_cpu_of_a_loaded_host_is_100(server) -> None:
     assert reading.value == pytest.approx(100.0)
 
 
-def test_host_cpu_of_an_idle_host_is_what_rate_extrapolates(server) -> None:
+def test_host_cpu_of_an_idle_host_is_what_rate_extrapolates(server, seeded_at) -> None:
     query = Query("host_cpu_usage", IDLE, 300)
-    value = _read(server, query).value(query)
     # rate() extrapolates to the window's end only while the newest sample is under
-    # 1.1 steps old: idle reads 0 % busy within 3 s of the push, 6-25 % later.
-    assert value is not None and 0.0 <= value <= 30.0
+    # 1.1 steps old: idle reads 0 % busy within 3 s of the push, more as it ages.
+    expected = 100 - 100 * seeded.extrapolated(1.0, seeded_at)
+    assert _read(server, query).value(query) == pytest.approx(expected, abs=3)
 
 
 def test_host_cpu_max_is_the_least_idle_cpu_and_min_the_most(server) -> None:
@@ -58,13 +59,14 @@ def test_host_ram_is_kib_used(server) -> None:
     assert _read(server, query).value(query) == (4096 - int(4096 * 0.2)) * 1024
 
 
-def test_instance_cpu_is_percent_of_its_vcpus(server) -> None:
+def test_instance_cpu_is_percent_of_its_vcpus(server, seeded_at) -> None:
     one, two = (
         Query("instance_cpu_usage", SERVER, 300),
         Query("instance_cpu_usage", SERVER, 300, vcpus=2),
     )
+    expected = 80 * seeded.extrapolated(1.0, seeded_at)
     got = _read(server, one, two)
-    assert 55.0 <= got.value(one) <= 80.0
+    assert got.value(one) == pytest.approx(expected, abs=3)
     assert got.value(two) == pytest.approx(got.value(one) / 2, rel=0.02)
 
 
