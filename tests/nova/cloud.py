@@ -757,7 +757,8 @@ class Cloud:
     def clear(self, timeout: float = 180) -> None:
         """Back to an empty cloud for a suite that assumes one: every server deleted,
         every compute service enabled, no plan left to finish (RECOMMENDED ones
-        cancelled; ONGOING ones waited for), no series in Prometheus."""
+        cancelled; ONGOING ones waited for), no allocation left behind, no series in
+        Prometheus."""
         deadline = time.monotonic() + timeout
         for found in self.compute.get("/servers?all_tenants=1").json()["servers"]:
             self.compute.delete(f"/servers/{found['id']}", raise_exc=False)
@@ -768,7 +769,17 @@ class Cloud:
             if time.monotonic() > deadline:
                 raise CloudError("the cloud did not clear: servers or plans are left")
             time.sleep(1)
+        self._drop_leftover_allocations()
         self.prometheus.delete_series('{__name__=~".+"}')
+
+    def _drop_leftover_allocations(self) -> None:
+        """With every server gone, what is still allocated on a compute node is Nova's
+        leftover (a migration that ended in error keeps its consumer's allocations):
+        deleted, as ``nova-manage placement audit --delete`` deletes orphans."""
+        for hypervisor in self.hypervisors():
+            path = f"/resource_providers/{hypervisor['id']}/allocations"
+            for consumer in self.placement.get(path).json()["allocations"]:
+                self.placement.delete(f"/allocations/{consumer}")
 
     def _plans_left(self) -> bool:
         """Whether a plan is unfinished; a RECOMMENDED or PENDING one is cancelled."""
