@@ -490,7 +490,10 @@ def _nova_conf(workdir: Path, keystone_url: str, transport_url: str) -> Path:
         "neutron": auth,
         "glance": f"region_name = {REGION}\nvalid_interfaces = public\n",
         "cinder": f"os_region_name = {REGION}\n",
-        "oslo_messaging_rabbit": "heartbeat_timeout_threshold = 0\n",
+        # Back within seconds of a broker restart (test_faults.py), not after backing
+        # off for up to half a minute per try.
+        "oslo_messaging_rabbit": "heartbeat_timeout_threshold = 0\nrabbit_retry_interval = 1\n"
+        "rabbit_retry_backoff = 1\nrabbit_interval_max = 2\n",
     }
     conf = confdir / "nova.conf"
     conf.write_text("".join(f"[{name}]\n{body}" for name, body in sections.items()))
@@ -758,7 +761,7 @@ class Cloud:
         """Back to an empty cloud for a suite that assumes one: every server deleted,
         every compute service enabled, no plan left to finish (RECOMMENDED ones
         cancelled; ONGOING ones waited for), no allocation left behind, no series in
-        Prometheus."""
+        Prometheus, every compute service up."""
         deadline = time.monotonic() + timeout
         for found in self.compute.get("/servers?all_tenants=1").json()["servers"]:
             self.compute.delete(f"/servers/{found['id']}", raise_exc=False)
@@ -771,6 +774,7 @@ class Cloud:
             time.sleep(1)
         self._drop_leftover_allocations()
         self.prometheus.delete_series('{__name__=~".+"}')
+        self.wait_for_computes()  # every compute up again (after a broker restart, say)
 
     def _drop_leftover_allocations(self) -> None:
         """With every server gone, what is still allocated on a compute node is Nova's

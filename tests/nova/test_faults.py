@@ -113,6 +113,7 @@ def test_the_broker_restarting_mid_migration_ends_as_nova_reports(nova: cloud.Cl
     with nova.down("rabbitmq"):
         time.sleep(2)
     ended, action = _ended(nova, plan, applier)
+    nova.wait_for_computes()  # the scenarios after this one need every compute back up
     record = max(plans.migrations(nova, server), key=lambda m: m["id"])
     if record["status"] == "completed":
         assert (ended["state"], action["state"]) == ("SUCCEEDED", "SUCCEEDED"), (ended, action)
