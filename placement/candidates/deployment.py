@@ -33,8 +33,17 @@ def _shape_query(traits: bool, aggregates: bool) -> sqlalchemy.CompoundSelect | 
         .where(tables.traits.c.name == os_traits.MISC_SHARES_VIA_AGGREGATE)
         .scalar_subquery()
     )
-    sharing = select(_RPT.c.resource_provider_id).where(_RPT.c.trait_id == trait_id).exists()
-    nested = select(_RP.c.id).where(_RP.c.parent_provider_id.is_not(None)).exists()
+    # Whether some provider shares or has a parent, as the least such id:
+    # each is then one probe of an index that starts with that column. An
+    # EXISTS could be planned as a scan that stops at the first match, and
+    # reads every row where there is none (the sharing trait's id is not
+    # known when the statement is planned).
+    sharing = (
+        select(func.min(_RPT.c.resource_provider_id))
+        .where(_RPT.c.trait_id == trait_id)
+        .scalar_subquery()
+    )
+    nested = select(func.min(_RP.c.parent_provider_id)).scalar_subquery()
     # Two subqueries: each is one index probe, where min and max together
     # would make some databases scan.
     low = select(func.min(_RP.c.id)).scalar_subquery()
@@ -43,8 +52,8 @@ def _shape_query(traits: bool, aggregates: bool) -> sqlalchemy.CompoundSelect | 
         literal(_SHAPE_ROW).label("kind"),
         null().label("name"),
         trait_id.label("id"),
-        case((sharing, 1), else_=0).label("sharing"),
-        case((nested, 1), else_=0).label("nested"),
+        case((sharing.is_not(None), 1), else_=0).label("sharing"),
+        case((nested.is_not(None), 1), else_=0).label("nested"),
         low.label("low"),
         high.label("high"),
     )

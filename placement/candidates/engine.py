@@ -29,13 +29,22 @@ import random
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from itertools import islice
+from itertools import islice, repeat
 
 from oslo_config import cfg
 from sqlalchemy.engine import Connection, Engine
 
 from placement import metrics
-from placement.candidates import deployment, known, output, query, resolve, slots, summaries
+from placement.candidates import (
+    deployment,
+    known,
+    narrow,
+    output,
+    query,
+    resolve,
+    slots,
+    summaries,
+)
 from placement.candidates.combine import Search
 from placement.candidates.model import (
     STOP_EARLIER,
@@ -55,8 +64,12 @@ from placement.db import tables
 from placement.db.transaction import reader
 from placement.objects import conditions, exceptions
 
-#: Root ids in the first window; each next window is 4 times as wide.
+#: Root ids in the first window; each next window is 4 times as wide...
 FIRST_WINDOW = 64
+#: ... up to this many: when the answer is found in a part of the
+#: deployment (trees of one aggregate, numbered together), a wider window
+#: would compute rooms for many more trees than it needs.
+WIDEST = 4096
 
 
 @dataclass(frozen=True)
@@ -245,7 +258,7 @@ def _stream(
     search = Search(plan.specs, plan.rules)
     shared = [slots.sharing_rows(conn, group, plan) for group in plan.groups]
     seen: set[tuple] = set()
-    for window in windows(plan, windowed):
+    for window in windows(plan, windowed, narrow.roots(conn, plan)):
         options = slots.gather(conn, plan, window, shared)
         if options is None:
             continue
@@ -263,7 +276,7 @@ def _one_per_provider(conn: Connection, plan: Plan, windowed: bool) -> Iterator[
     combine (one anchor, one option, whichever the strategy)."""
     group = plan.groups[0]
     amounts = sorted(group.amounts)
-    for window in windows(plan, windowed):
+    for window in windows(plan, windowed, narrow.roots(conn, plan)):
         for row in query.provider_rows(conn, group, window=window):
             provider = row.provider
             yield Candidate(
@@ -273,20 +286,46 @@ def _one_per_provider(conn: Connection, plan: Plan, windowed: bool) -> Iterator[
             )
 
 
-def windows(plan: Plan, windowed: bool) -> Iterator[Window]:
-    """Windows of root ids, growing, or (not ``windowed``) one whole window,
-    over the provider ids the plan's shape saw."""
+def windows(plan: Plan, windowed: bool, roots: tuple[int, ...] | None = None) -> Iterator[Window]:
+    """Windows of root ids, growing up to :data:`WIDEST`, or (not
+    ``windowed``) one whole window, over the provider ids the plan's shape
+    saw; or, given the only ``roots`` that can match (``narrow.roots``),
+    windows listing those."""
+    if roots is not None:
+        yield from _listed(plan, windowed, roots)
+        return
     low, high = plan.shape.ids
     if low is None or high is None:
         return
     if not windowed:
         yield Window(low, high, plan.root_traits, whole=True)
         return
-    size = FIRST_WINDOW
-    while low <= high:
+    for size in _sizes():
+        if low > high:
+            return
         yield Window(low, low + size - 1, plan.root_traits)
         low += size
-        size *= 4
+
+
+def _listed(plan: Plan, windowed: bool, roots: tuple[int, ...]) -> Iterator[Window]:
+    """Windows of the listed ``roots`` (all of them in lists of
+    :data:`WIDEST`, not ``windowed``)."""
+    start = 0
+    for size in _sizes() if windowed else repeat(WIDEST):
+        if start >= len(roots):
+            return
+        listed = roots[start : start + size]
+        yield Window(listed[0], listed[-1], plan.root_traits, roots=listed)
+        start += size
+
+
+def _sizes() -> Iterator[int]:
+    """Window sizes: :data:`FIRST_WINDOW`, 4 times as many each time, up to
+    :data:`WIDEST`."""
+    size = FIRST_WINDOW
+    while True:
+        yield size
+        size = min(size * 4, WIDEST)
 
 
 def _round_robin(iterators: list[Iterator[Candidate]]) -> Iterator[Candidate]:

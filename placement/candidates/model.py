@@ -178,18 +178,21 @@ STOP_EARLIER = "earlier"
 
 @dataclass(frozen=True)
 class Window:
-    """Tree roots with ids in ``[low, high]`` that pass the root trait filter."""
+    """Tree roots with ids in ``[low, high]`` that pass the root trait filter
+    (and, given ``roots``, are among them)."""
 
     low: int
     high: int
     root_traits: TraitIds = TraitIds()
     #: The window holds every tree of the deployment.
     whole: bool = False
+    #: The only roots the window holds, ascending (see ``candidates.narrow``).
+    roots: tuple[int, ...] | None = None
 
     @property
     def form(self) -> Window:
         """The window as far as a statement's text depends on it."""
-        return Window(0, 0, self.root_traits, self.whole)
+        return Window(0, 0, self.root_traits, self.whole, None if self.roots is None else ())
 
 
 class Room(NamedTuple):

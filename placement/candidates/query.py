@@ -46,6 +46,7 @@ from placement.candidates.model import (
 )
 from placement.db import tables
 from placement.db.bulk import all_rows
+from placement.db.ids import OneOf
 from placement.objects.conditions import capacity, fits, has_traits, in_aggregates, used
 
 _RP = tables.resource_providers
@@ -62,11 +63,18 @@ _HIGH = bindparam("window_high", type_=Integer)
 
 def in_window(root_id: sqlalchemy.ColumnElement, window: Window) -> list:
     """Conditions on a root id column; execute with :func:`window_bounds`."""
-    return [root_id.between(_LOW, _HIGH), *has_traits(root_id, window.root_traits)]
+    where: sqlalchemy.ColumnElement[bool]
+    if window.roots is None:
+        where = root_id.between(_LOW, _HIGH)
+    else:
+        where = OneOf(root_id, "window_roots")
+    return [where, *has_traits(root_id, window.root_traits)]
 
 
-def window_bounds(window: Window) -> dict[str, int]:
+def window_bounds(window: Window) -> dict[str, Any]:
     """The parameters of :func:`in_window`."""
+    if window.roots is not None:
+        return {"window_roots": list(window.roots)}
     return {"window_low": window.low, "window_high": window.high}
 
 

@@ -18,11 +18,7 @@ from typing import Any, NamedTuple
 
 import sqlalchemy
 from sqlalchemy import (
-    ARRAY,
-    Integer,
     String,
-    any_,
-    bindparam,
     cast,
     func,
     literal_column,
@@ -30,12 +26,11 @@ from sqlalchemy import (
     select,
     union_all,
 )
-from sqlalchemy.engine import Connection, Dialect
+from sqlalchemy.engine import Connection
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.expression import ColumnElement
 from sqlalchemy.sql.visitors import InternalTraversal
-from sqlalchemy.types import TypeDecorator
 
 from placement import microversion as mv
 from placement.candidates.known import Details, Known
@@ -44,6 +39,7 @@ from placement.candidates.query import in_written_order
 from placement.candidates.trees import chunks
 from placement.db import tables
 from placement.db.bulk import all_rows
+from placement.db.ids import OneOf
 from placement.objects.conditions import capacity
 
 _RP = tables.resource_providers
@@ -109,29 +105,6 @@ def _incarnation_sqlite(element: _Incarnation, compiler: SQLCompiler, **kw: Any)
     return compiler.process(element.value, **kw)
 
 
-class _IdsText(TypeDecorator[list[int]]):
-    """A list of ids sent as one PostgreSQL array literal (``{1,2,3}``),
-    text the statement casts to ``integer[]``: the driver's own adaptation
-    of a list goes element by element in Python and took longer than
-    reading the rows it selects."""
-
-    impl = String
-    cache_ok = True
-
-    def process_bind_param(self, value: list[int] | None, dialect: Dialect) -> str | None:
-        return None if value is None else "{" + ",".join(map(str, value)) + "}"
-
-
-def _wanted(column: ColumnElement[int], name: str, *, array: bool) -> ColumnElement[bool]:
-    """``column`` is one of the ids bound as ``name``: one array parameter
-    on PostgreSQL (``= ANY``; an ``IN`` list of a parameter per id costs more
-    to render, send and parse than the rows it selects), an expanding ``IN``
-    elsewhere."""
-    if array:
-        return column == any_(cast(bindparam(name, type_=_IdsText()), ARRAY(Integer)))
-    return column.in_(bindparam(name, expanding=True))
-
-
 class _Reads(NamedTuple):
     """The statements reading the providers whose ``column`` is in ``:ids``."""
 
@@ -145,7 +118,7 @@ class _Reads(NamedTuple):
     details: sqlalchemy.CompoundSelect
 
 
-def _statements(column: ColumnElement[int], *, array: bool) -> _Reads:
+def _statements(column: ColumnElement[int]) -> _Reads:
     """The reads of the providers whose ``column`` is in ``:ids``, built
     once (SQLAlchemy then reuses their compiled form). Each row of the
     details holds its items folded into one text column (``,`` between
@@ -153,8 +126,8 @@ def _statements(column: ColumnElement[int], *, array: bool) -> _Reads:
     neither): a row per item costs several times more to fetch and convert,
     mostly in the driver.
     """
-    wanted = _wanted(column, "ids", array=array)
-    missing = _wanted(_RP.c.id, "missing", array=array)
+    wanted = OneOf(column, "ids")
+    missing = OneOf(_RP.c.id, "missing")
     # Every class: a short table, where picking those of the providers'
     # inventories cost a join over all of their inventories.
     names = select(
@@ -259,9 +232,8 @@ def _text(*columns: ColumnElement) -> ColumnElement[str]:
 #: a provider itself.
 USAGE, INVENTORIES, TRAITS, CLASS_NAME, PROVIDER = range(5)
 
-#: Keyed by whether the database takes an array parameter (PostgreSQL).
-_BY_ROOT = {array: _statements(_RP.c.root_provider_id, array=array) for array in (False, True)}
-_BY_ID = {array: _statements(_RP.c.id, array=array) for array in (False, True)}
+_BY_ROOT = _statements(_RP.c.root_provider_id)
+_BY_ID = _statements(_RP.c.id)
 
 
 def load(conn: Connection, known: Known, roots: Iterable[int], extra: Iterable[int] = ()) -> Trees:
@@ -272,12 +244,11 @@ def load(conn: Connection, known: Known, roots: Iterable[int], extra: Iterable[i
     there) for the others; usage and class names are read every time.
     """
     trees = Trees()
-    array = conn.dialect.name == "postgresql"
     for chunk in chunks(set(roots), CHUNK):
-        _load(conn, known, trees, _BY_ROOT[array], chunk)
+        _load(conn, known, trees, _BY_ROOT, chunk)
     missing = set(extra) - set(trees.providers)
     for chunk in chunks(missing, CHUNK):
-        _load(conn, known, trees, _BY_ID[array], chunk)
+        _load(conn, known, trees, _BY_ID, chunk)
     return trees
 
 

@@ -77,10 +77,13 @@ _PARENTS_OF_ROOTS = select(*_COLUMNS).where(
 
 def ancestry(conn: Connection, window: Window | None, roots: Iterable[int]) -> Ancestry:
     """The parent links of the trees with roots in ``window`` (any root
-    trait) and ``roots``."""
+    trait; its ``roots`` when it lists them) and ``roots``."""
     parents: dict[int, int | None] = {}
-    if window is not None:
+    roots = set(roots)
+    if window is not None and window.roots is not None:
+        roots.update(window.roots)
+    elif window is not None:
         parents.update(all_rows(conn, _PARENTS_IN_RANGE, {"low": window.low, "high": window.high}))
-    for chunk in chunks(set(roots)):
+    for chunk in chunks(roots):
         parents.update(all_rows(conn, _PARENTS_OF_ROOTS, {"roots": chunk}))
     return Ancestry(parents)

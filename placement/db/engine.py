@@ -38,7 +38,12 @@ PostgreSQL
     Both ``postgresql+psycopg://`` and ``postgresql+psycopg2://`` work as
     SQLAlchemy provides them. libpq waits for a connect forever by default,
     so ``connect_timeout`` is set (unless the URL names one), as PyMySQL's
-    own default already does for MySQL.
+    own default already does for MySQL. Sessions run with ``jit`` off
+    (unless the URL passes libpq ``options`` of its own): the correlated
+    capacity sums make the planner's cost estimates of a read over a
+    large cloud huge, so PostgreSQL's default (``jit`` on above
+    ``jit_above_cost``) compiled such a read for some 600 ms to run it in
+    30; no read here runs long enough for compiled code to pay off.
 
 Readers (both servers)
     :func:`placement.db.transaction.reader` takes its connections from a
@@ -227,8 +232,8 @@ def _server_with_readers(
     backend = url.get_backend_name()
     if backend in ("mysql", "mariadb") and "charset" not in url.query:
         url = url.update_query_dict({"charset": "utf8mb4"})
-    if backend == "postgresql" and "connect_timeout" not in url.query:
-        kwargs["connect_args"] = {"connect_timeout": PG_CONNECT_TIMEOUT}
+    if backend == "postgresql":
+        kwargs["connect_args"] = _postgresql_connect_args(url)
     engine = _server_engine(url, kwargs, session)
     # No transaction is ever open on a connection in autocommit: nothing
     # to roll back when it returns to the pool.
@@ -241,6 +246,17 @@ def _server_with_readers(
     _POLICIES[readers] = retry or RetryPolicy()
     event.listen(engine, "engine_disposed", lambda _engine: readers.dispose())
     return engine
+
+
+def _postgresql_connect_args(url: URL) -> dict[str, Any]:
+    """libpq's ``connect_timeout`` and, unless the URL names ``options``,
+    ``jit`` off for the session (see *PostgreSQL* above)."""
+    args: dict[str, Any] = {}
+    if "connect_timeout" not in url.query:
+        args["connect_timeout"] = PG_CONNECT_TIMEOUT
+    if "options" not in url.query:
+        args["options"] = "-c jit=off"
+    return args
 
 
 def _server_engine(url: URL, kwargs: dict[str, Any], session: _MysqlSession) -> Engine:

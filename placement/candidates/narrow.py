@@ -1,0 +1,182 @@
+"""The trees that can anchor a candidate at all, when an index says they are few.
+
+Why: the windows visit tree roots in id order and compute every provider's
+room before a required trait or aggregate is weighed against the tree, so a
+request for hardware that 1 % of the cloud has would visit the other 99 %
+to find its answers. Some of a request's conditions name, through the
+trait and aggregate indexes, every tree that can meet them; when a
+condition's holders are few, the windows visit only their trees.
+
+Each *clue* is a condition every candidate's anchor tree must meet:
+
+* a ``root_required`` set: the root itself has one of its traits;
+* a group's required trait set: a provider of the tree has one of them;
+* a group's ``member_of`` set: a provider of the tree is in one of them;
+* a group's ``in_tree``: the tree itself.
+
+The second and third hold only when no sharing provider has such a trait
+or aggregate (a sharing provider, of another tree, could meet them), and a
+suffixed group's ``in_tree`` only when nothing shares; a clue that may not
+hold is not used. A group without resources gives no ``in_tree`` clue (its
+``in_tree`` is not applied, see :func:`~placement.candidates.query.provider_rows`).
+Every clue only leaves out trees that can match nothing, so the answer is
+the same with or without them; the group queries still check everything.
+
+A clue held by more than a third of the providers (and more than
+:data:`FEWEST_MOST`) narrows nothing: its trees are common, so the windows
+find them soon, and reading its holders would cost more than that.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import lru_cache
+from typing import NamedTuple
+
+import sqlalchemy
+from sqlalchemy import bindparam, literal, select, union_all
+from sqlalchemy.engine import Connection
+
+from placement.candidates.model import Plan, ResolvedGroup
+from placement.candidates.trees import chunks
+from placement.db import tables
+from placement.db.ids import OneOf
+
+_RP = tables.resource_providers
+_RPT = tables.resource_provider_traits
+_RPA = tables.resource_provider_aggregates
+
+#: Holders read for one clue at most, whatever the deployment's size.
+FEWEST_MOST = 8192
+#: Holders whose roots one statement reads.
+ROOTS_PER_READ = 4096
+
+
+class _Clue(NamedTuple):
+    """Providers linked (``link``) to one of ``ids``; ``at_root``: only a
+    root that is itself linked counts."""
+
+    link: sqlalchemy.Table
+    ids: frozenset[int]
+    at_root: bool = False
+
+
+def roots(conn: Connection, plan: Plan) -> tuple[int, ...] | None:
+    """The roots, ascending, of the only trees that can anchor a candidate
+    of ``plan``; None when no clue narrows them (every tree may).
+
+    At most two statements: every clue's holders (and the sharing
+    providers) in one, then, unless every tree is one provider, the roots
+    of the holders of the clues that narrow.
+    """
+    found = _in_trees(plan)
+    clues = list(_clues(plan))
+    if plan.shape.sharing:
+        clues.append(_Clue(_RPT, frozenset({plan.shape.sharing_trait})))
+    most = _most(plan)
+    holders = _linked(conn, clues, most)
+    sharing = holders.pop() if plan.shape.sharing else set()
+    usable = [
+        (clue, linked)
+        for clue, linked in zip(clues, holders, strict=False)
+        if linked is not None and _holds(clue, linked, sharing)
+    ]
+    root_of = _roots_of(conn, plan, set().union(*(linked for _, linked in usable)))
+    for clue, linked in usable:
+        met = {root_of[p] for p in linked if not clue.at_root or root_of[p] == p}
+        found = met if found is None else found & met
+    return None if found is None else tuple(sorted(found))
+
+
+def _holds(clue: _Clue, linked: set[int], sharing: set[int] | None) -> bool:
+    """Whether ``clue`` must be met in the anchor's tree: a root clue
+    always; a group's unless a sharing provider meets it, or there are too
+    many sharing providers (``None``) to tell."""
+    return clue.at_root or (sharing is not None and sharing.isdisjoint(linked))
+
+
+def _in_trees(plan: Plan) -> set[int] | None:
+    """The one tree ``in_tree`` groups allow, if one does (an empty set when
+    two name different trees)."""
+    found: set[int] | None = None
+    for group in plan.groups:
+        if group.tree is None or not group.amounts:
+            continue
+        if group.granular and plan.shape.sharing:
+            continue
+        found = {group.tree} if found is None else found & {group.tree}
+    return found
+
+
+def _clues(plan: Plan) -> Iterator[_Clue]:
+    """The root clues, then the groups' trait and aggregate clues."""
+    for any_of in plan.root_traits.required:
+        yield _Clue(_RPT, any_of, at_root=True)
+    for group in plan.groups:
+        yield from _group_clues(group)
+
+
+def _group_clues(group: ResolvedGroup) -> Iterator[_Clue]:
+    for any_of in group.traits.required:
+        yield _Clue(_RPT, any_of)
+    for any_of in group.aggregates.member_of:
+        yield _Clue(_RPA, any_of)
+
+
+def _most(plan: Plan) -> int:
+    """Holders read for one clue at most: a third of the providers (their
+    ids' range), at least :data:`FEWEST_MOST`."""
+    low, high = plan.shape.ids
+    providers = 0 if low is None or high is None else high - low + 1
+    return max(FEWEST_MOST, providers // 3)
+
+
+def _linked(conn: Connection, clues: list[_Clue], most: int) -> list[set[int] | None]:
+    """For each clue, the providers linked to its ids (None: more than
+    ``most``), read from the link tables' indexes alone, so learning that
+    a clue is common costs little."""
+    if not clues:
+        return []
+    statement = _linked_statement(tuple(clue.link.name for clue in clues))
+    params: dict[str, object] = {"most": most + 1}
+    params.update({f"ids_{n}": sorted(clue.ids) for n, clue in enumerate(clues)})
+    found: list[set[int]] = [set() for _ in clues]
+    for clue, provider in conn.execute(statement, params):
+        found[clue].add(provider)
+    return [linked if len(linked) <= most else None for linked in found]
+
+
+def _roots_of(conn: Connection, plan: Plan, providers: set[int]) -> dict[int, int]:
+    """The root of each of ``providers``, by primary key: one index entry
+    per provider whatever the database estimates (a join with the links
+    could be planned as a scan of every provider for a thousand holders).
+    Where every tree is one provider, each is its own root."""
+    if plan.shape.flat:
+        return {provider: provider for provider in providers}
+    found: dict[int, int] = {}
+    for chunk in chunks(providers, ROOTS_PER_READ):
+        found.update(conn.execute(_ROOTS_OF, {"ids": chunk}).all())
+    return found
+
+
+@lru_cache(maxsize=64)
+def _linked_statement(links: tuple[str, ...]) -> sqlalchemy.CompoundSelect | sqlalchemy.Select:
+    """Each clue's linked providers, ``(clue number, provider)``, at most
+    ``:most`` of each (the clues' ``links`` by table name; ids bound as
+    ``ids_<n>``)."""
+    parts = []
+    for number, name in enumerate(links):
+        link = _LINKS[name]
+        column = link.c.trait_id if link is _RPT else link.c.aggregate_id
+        limited = (
+            select(link.c.resource_provider_id)
+            .where(column.in_(bindparam(f"ids_{number}", expanding=True)))
+            .limit(bindparam("most"))
+            .subquery()
+        )
+        parts.append(select(literal(number).label("clue"), limited.c.resource_provider_id))
+    return parts[0] if len(parts) == 1 else union_all(*parts)
+
+
+_LINKS = {link.name: link for link in (_RPT, _RPA)}
+_ROOTS_OF = select(_RP.c.id, _RP.c.root_provider_id).where(OneOf(_RP.c.id, "ids"))

@@ -1,0 +1,165 @@
+"""Which trees the windows visit: only those a required trait, aggregate,
+``in_tree`` or ``root_required`` allows, when their holders are few.
+
+The answers themselves are checked against the brute-force reference in
+``test_property.py`` (narrowing on, since its worlds are small) and below
+with narrowing pushed off; here, what the narrowing leaves to visit.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+from sqlalchemy import event
+
+from placement import db
+from placement import microversion as mv
+from placement.candidates import engine, narrow
+from placement.candidates import request as candidate_request
+from placement.db.transaction import reader
+from tests import rig
+from tests.candidates.world import SHARING, Inventory, World, aggregate_uuid, erase, write
+
+RARE = "HW_GPU_API_VULKAN"
+OTHER = "HW_CPU_X86_AVX2"
+
+
+@pytest.fixture(scope="module", params=rig.backends())
+def db_engine(request: pytest.FixtureRequest) -> Iterator:
+    with rig.placement_app(request.param) as (app, _conf):
+        yield app.placement_engine
+
+
+def _hosts(count: int) -> World:
+    world = World()
+    for _ in range(count):
+        world.add(inventories={"VCPU": Inventory(8)})
+    return world
+
+
+@pytest.fixture
+def cloud(db_engine) -> Iterator[World]:
+    """Twenty hosts: 5 has the rare trait itself, 12 through a child (a
+    GPU); 3 and 12 are in aggregate 1; 7 has the other trait."""
+    world = _hosts(20)
+    world.providers[5].traits.add(RARE)
+    world.add(parent=12, inventories={"VGPU": Inventory(2)}, traits={RARE})
+    world.providers[3].aggregates.add(aggregate_uuid(1))
+    world.providers[12].aggregates.add(aggregate_uuid(1))
+    world.providers[7].traits.add(OTHER)
+    write(db_engine, world)
+    yield world
+    erase(db_engine, world)
+
+
+def _roots(db_engine, pairs) -> tuple[int, ...] | None:
+    wanted = candidate_request.parse(pairs, mv.MAX_VERSION)
+    with reader(db_engine) as conn:
+        plan = engine.resolve_plan(conn, wanted)
+        return narrow.roots(conn, plan)
+
+
+def test_a_required_trait_leaves_the_trees_that_hold_it(db_engine, cloud):
+    assert _roots(db_engine, [("resources", "VCPU:1"), ("required", RARE)]) == (5, 12)
+
+
+def test_any_of_leaves_the_trees_of_each_member(db_engine, cloud):
+    pairs = [("resources", "VCPU:1"), ("required", f"in:{RARE},{OTHER}")]
+    assert _roots(db_engine, pairs) == (5, 7, 12)
+
+
+def test_clues_of_several_groups_all_hold(db_engine, cloud):
+    pairs = [
+        ("resources", "VCPU:1"),
+        ("member_of", aggregate_uuid(1)),
+        ("resources1", "VGPU:1"),
+        ("required1", RARE),
+    ]
+    assert _roots(db_engine, pairs) == (12,)
+
+
+def test_root_required_counts_the_root_alone(db_engine, cloud):
+    assert _roots(db_engine, [("resources", "VCPU:1"), ("root_required", RARE)]) == (5,)
+
+
+def test_in_tree_leaves_its_tree(db_engine, cloud):
+    pairs = [("resources", "VCPU:1"), ("in_tree", cloud.providers[21].uuid)]
+    assert _roots(db_engine, pairs) == (12,)
+
+
+def test_forbidden_traits_narrow_nothing(db_engine, cloud):
+    assert _roots(db_engine, [("resources", "VCPU:1"), ("required", f"!{RARE}")]) is None
+
+
+def test_a_trait_a_sharing_provider_has_narrows_nothing(db_engine):
+    world = _hosts(4)
+    world.providers[2].traits.add(RARE)
+    world.add(inventories={"DISK_GB": Inventory(100)}, traits={SHARING, RARE})
+    write(db_engine, world)
+    try:
+        assert _roots(db_engine, [("resources", "VCPU:1"), ("required", RARE)]) is None
+        # root_required is about the anchor's own root, whoever shares.
+        assert _roots(db_engine, [("resources", "VCPU:1"), ("root_required", RARE)]) == (2, 5)
+    finally:
+        erase(db_engine, world)
+
+
+def test_a_common_clue_narrows_nothing(db_engine, cloud, monkeypatch):
+    """Held by more than a third of the providers (and the floor lowered)."""
+    monkeypatch.setattr(narrow, "FEWEST_MOST", 1)
+    assert _roots(db_engine, [("resources", "VCPU:1"), ("required", RARE)]) == (5, 12)
+    for n in range(1, 12):
+        cloud.providers[n].traits.add(OTHER)
+    erase(db_engine, cloud)
+    write(db_engine, cloud)
+    assert _roots(db_engine, [("resources", "VCPU:1"), ("required", OTHER)]) is None
+
+
+def _group_reads(db_engine, pairs, **options) -> tuple[list[str], list[dict]]:
+    """The hosts answered, and the parameters of each window's reads."""
+    windows: list[dict] = []
+
+    def seen(_conn, _cursor, _statement, parameters, context, _many) -> None:
+        compiled = context.compiled
+        if compiled is not None and {"window_roots", "window_low"} & set(compiled.binds):
+            windows.append(parameters)
+
+    engines = list(dict.fromkeys([db_engine, db.readers_of(db_engine)]))
+    for each in engines:
+        event.listen(each, "before_cursor_execute", seen)
+    try:
+        wanted = candidate_request.parse(pairs, mv.MAX_VERSION)
+        body = json.loads(engine.find(db_engine, wanted, engine.Settings(**options)))
+    finally:
+        for each in engines:
+            event.remove(each, "before_cursor_execute", seen)
+    hosts = [next(iter(ar["allocations"])) for ar in body["allocation_requests"]]
+    return hosts, windows
+
+
+def test_the_windows_visit_only_the_holders_trees(db_engine, cloud, monkeypatch):
+    monkeypatch.setattr(engine, "FIRST_WINDOW", 2)
+    pairs = [("resources", "VCPU:1"), ("required", RARE), ("limit", "5")]
+    hosts, windows = _group_reads(db_engine, pairs)
+    # Tree 12 is visited, but its trait is on a child that gives no VCPU.
+    assert hosts == [cloud.providers[5].uuid]
+    # One window listing both trees, where windows of root ids would have
+    # taken several to get from 1 to 12.
+    assert len(windows) == 1
+
+
+def test_narrowed_or_not_the_answer_is_the_same(db_engine, cloud, monkeypatch):
+    monkeypatch.setattr(engine, "FIRST_WINDOW", 2)
+    pairs = [("resources", "VCPU:1"), ("required", f"in:{RARE},{OTHER}"), ("limit", "2")]
+    narrowed, _ = _group_reads(db_engine, pairs)
+    monkeypatch.setattr(narrow, "roots", lambda conn, plan: None)
+    ranged, windows = _group_reads(db_engine, pairs)
+    assert narrowed == ranged == [cloud.providers[5].uuid, cloud.providers[7].uuid]
+    assert len(windows) > 1
+
+
+def test_windows_of_root_ids_grow_to_the_widest_and_no_further():
+    sizes = engine._sizes()
+    assert [next(sizes) for _ in range(6)] == [64, 256, 1024, 4096, 4096, 4096]
