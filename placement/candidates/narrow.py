@@ -12,12 +12,14 @@ Each *clue* is a condition every candidate's anchor tree must meet:
 * a ``root_required`` set: the root itself has one of its traits;
 * a group's required trait set: a provider of the tree has one of them;
 * a group's ``member_of`` set: a provider of the tree is in one of them;
+* a suffixed group's resource class: a provider of the tree has an
+  inventory of it;
 * a group's ``in_tree``: the tree itself.
 
-The second and third hold only when no sharing provider has such a trait
-or aggregate (a sharing provider, of another tree, could meet them), and a
-suffixed group's ``in_tree`` only when nothing shares; a clue that may not
-hold is not used. A group without resources gives no ``in_tree`` clue (its
+The second to fourth hold only when no sharing provider has such a
+trait, aggregate or inventory (a sharing provider, of another tree, could
+meet them), and a suffixed group's ``in_tree`` only when nothing shares; a
+clue that may not hold is not used. A group without resources gives no ``in_tree`` clue (its
 ``in_tree`` is not applied, see :func:`~placement.candidates.query.provider_rows`).
 Every clue only leaves out trees that can match nothing, so the answer is
 the same with or without them; the group queries still check everything.
@@ -45,11 +47,12 @@ from placement.db.ids import OneOf
 _RP = tables.resource_providers
 _RPT = tables.resource_provider_traits
 _RPA = tables.resource_provider_aggregates
+_INV = tables.inventories
 
 #: Holders read for one clue at most, whatever the deployment's size.
 FEWEST_MOST = 8192
 #: Holders whose roots one statement reads.
-ROOTS_PER_READ = 4096
+ROOTS_PER_READ = 16384
 
 
 class _Clue(NamedTuple):
@@ -121,6 +124,12 @@ def _group_clues(group: ResolvedGroup) -> Iterator[_Clue]:
         yield _Clue(_RPT, any_of)
     for any_of in group.aggregates.member_of:
         yield _Clue(_RPA, any_of)
+    if group.granular:
+        # A suffixed group's classes are a device's (VGPU, FPGA, a NIC's
+        # bandwidth): often few providers have them. The unsuffixed
+        # group's are every host's, and reading those would be wasted.
+        for class_id, _ in group.amounts:
+            yield _Clue(_INV, frozenset({class_id}))
 
 
 def _most(plan: Plan) -> int:
@@ -150,10 +159,12 @@ def _roots_of(conn: Connection, plan: Plan, providers: set[int]) -> dict[int, in
     """The root of each of ``providers``, by primary key: one index entry
     per provider whatever the database estimates (a join with the links
     could be planned as a scan of every provider for a thousand holders).
-    Where every tree is one provider, each is its own root."""
+    Only the providers that are not roots come back (most holders are
+    hosts, their own roots); where every tree is one provider, nothing
+    is read."""
+    found = {provider: provider for provider in providers}
     if plan.shape.flat:
-        return {provider: provider for provider in providers}
-    found: dict[int, int] = {}
+        return found
     for chunk in chunks(providers, ROOTS_PER_READ):
         found.update(conn.execute(_ROOTS_OF, {"ids": chunk}).all())
     return found
@@ -166,11 +177,10 @@ def _linked_statement(links: tuple[str, ...]) -> sqlalchemy.CompoundSelect | sql
     ``ids_<n>``)."""
     parts = []
     for number, name in enumerate(links):
-        link = _LINKS[name]
-        column = link.c.trait_id if link is _RPT else link.c.aggregate_id
+        link, column = _LINKS[name]
         limited = (
             select(link.c.resource_provider_id)
-            .where(column.in_(bindparam(f"ids_{number}", expanding=True)))
+            .where(link.c[column].in_(bindparam(f"ids_{number}", expanding=True)))
             .limit(bindparam("most"))
             .subquery()
         )
@@ -178,5 +188,11 @@ def _linked_statement(links: tuple[str, ...]) -> sqlalchemy.CompoundSelect | sql
     return parts[0] if len(parts) == 1 else union_all(*parts)
 
 
-_LINKS = {link.name: link for link in (_RPT, _RPA)}
-_ROOTS_OF = select(_RP.c.id, _RP.c.root_provider_id).where(OneOf(_RP.c.id, "ids"))
+#: Each link table, by name, and its column of the ids a clue names.
+_LINKS = {
+    link.name: (link, column)
+    for link, column in ((_RPT, "trait_id"), (_RPA, "aggregate_id"), (_INV, "resource_class_id"))
+}
+_ROOTS_OF = select(_RP.c.id, _RP.c.root_provider_id).where(
+    OneOf(_RP.c.id, "ids"), _RP.c.root_provider_id != _RP.c.id
+)

@@ -1,18 +1,23 @@
 """``column`` is one of a list of ids: bound the cheapest way on each backend.
 
-On PostgreSQL the list is one array parameter (``= ANY``): an ``IN`` list of
-a parameter per id costs more to render, send and parse than the rows it
+On PostgreSQL the list is one array parameter: an ``IN`` list of a
+parameter per id costs more to render, send and parse than the rows it
 selects (4,096 ids took some 20 ms before the statement ran), and the
 driver's own adaptation of a list goes element by element in Python, so
-the array is sent as one text literal the statement casts. Elsewhere it is
-an expanding ``IN``. Either way the caller binds a plain list of integers.
+the array is sent as one text literal the statement casts. The ids are
+then a set the column is ``IN`` (``unnest``), not ``= ANY`` of the array:
+PostgreSQL plans ``= ANY`` of a parameter as a filter, which it may put on
+a sequential scan of the whole table and test each row against every id
+(500 tree roots among 100,000 providers: 1.2 s, against 20 ms through the
+index). Elsewhere it is an expanding ``IN``. Either way the caller binds a
+plain list of integers.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import ARRAY, Integer, String, any_, bindparam, cast
+from sqlalchemy import ARRAY, Integer, String, bindparam, cast, func, select
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.compiler import SQLCompiler
@@ -58,4 +63,4 @@ def _one_of(element: OneOf, compiler: SQLCompiler, **kw: Any) -> str:
 @compiles(OneOf, "postgresql")
 def _one_of_postgresql(element: OneOf, compiler: SQLCompiler, **kw: Any) -> str:
     ids = cast(bindparam(element.name, type_=_IdsText()), ARRAY(Integer))
-    return compiler.process(element.column == any_(ids), **kw)
+    return compiler.process(element.column.in_(select(func.unnest(ids))), **kw)
