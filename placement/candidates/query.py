@@ -288,6 +288,37 @@ def tree_not_in(negative: AggregateIds) -> list:
     ]
 
 
+def tree_holds(required: tuple[frozenset[int], ...]) -> list:
+    """A tree row's tree has, for each set of ``required``, a provider with
+    one of its traits: where nothing shares, a tree that has none cannot
+    meet the unsuffixed group's traits, so its rooms need not be read."""
+    member = _RP.alias("member")
+    return [
+        select(_RPT.c.trait_id)
+        .select_from(member.join(_RPT, _RPT.c.resource_provider_id == member.c.id))
+        .where(
+            member.c.root_provider_id == _RP.c.root_provider_id,
+            _RPT.c.trait_id.in_(sorted(any_of)),
+        )
+        .exists()
+        for any_of in required
+    ]
+
+
+def _tree_row_conditions(group: ResolvedGroup, window: Window, unshared: bool) -> list:
+    """What a tree row of the unsuffixed group meets besides the room of its
+    class: the window, ``in_tree``, the aggregates and (``unshared``) the
+    required traits, on its tree."""
+    conditions = in_window(_RP.c.root_provider_id, window)
+    if group.tree is not None:
+        conditions.append(_RP.c.root_provider_id == group.tree)
+    conditions += tree_member_of(AggregateIds(group.aggregates.member_of))
+    conditions += tree_not_in(AggregateIds(forbidden=group.aggregates.forbidden))
+    if unshared:
+        conditions += tree_holds(group.traits.required)
+    return conditions
+
+
 def class_rows(
     conn: Connection,
     group: ResolvedGroup,
@@ -295,6 +326,7 @@ def class_rows(
     window: Window | None = None,
     sharing_trait: int | None = None,
     summed: frozenset[int] = frozenset(),
+    unshared: bool = False,
 ) -> list[ClassRow]:
     """(provider, class) pairs that can serve one class of the unsuffixed group.
 
@@ -303,11 +335,12 @@ def class_rows(
     aggregate on either excludes it. Sharing rows (``sharing_trait``): the
     provider itself must be in the aggregates. Forbidden traits exclude a
     provider; required traits are only reported (``trait_bits``) because a
-    tree satisfies them collectively. Rooms are read only for the classes in
-    ``summed``.
+    tree satisfies them collectively, and (tree rows, ``unshared``: no
+    provider shares) a tree without them is left out. Rooms are read only
+    for the classes in ``summed``.
     """
     rooms = summed.intersection(class_id for class_id, _ in group.amounts)
-    query = _class_query(group, window and window.form, sharing_trait, bool(rooms))
+    query = _class_query(group, window and window.form, sharing_trait, bool(rooms), unshared)
     params = window_bounds(window) if window else {}
     found: Sequence[Any]
     if rooms:  # the rooms' allocation ratios are floats
@@ -329,7 +362,11 @@ def class_rows(
 
 @lru_cache(maxsize=256)
 def _class_query(
-    group: ResolvedGroup, window: Window | None, sharing_trait: int | None, with_rooms: bool
+    group: ResolvedGroup,
+    window: Window | None,
+    sharing_trait: int | None,
+    with_rooms: bool,
+    unshared: bool = False,
 ) -> sqlalchemy.Select:
     """The statement of :func:`class_rows`, built once per request shape."""
     inv = _INV
@@ -345,17 +382,13 @@ def _class_query(
         for index, any_of in enumerate(group.traits.required)
     ]
     conditions = [any_class_fits, *has_traits(_RP.c.id, TraitIds(forbidden=group.traits.forbidden))]
-    positive = AggregateIds(group.aggregates.member_of)
-    negative = AggregateIds(forbidden=group.aggregates.forbidden)
     if window is not None:
-        conditions += in_window(_RP.c.root_provider_id, window)
-        if group.tree is not None:
-            conditions.append(_RP.c.root_provider_id == group.tree)
-        conditions += tree_member_of(positive)
-        conditions += tree_not_in(negative)
+        conditions += _tree_row_conditions(group, window, unshared)
     else:
         if sharing_trait is not None:
+            positive = AggregateIds(group.aggregates.member_of)
             conditions += [*_sharing(sharing_trait), *in_aggregates(_RP.c.id, positive)]
+        negative = AggregateIds(forbidden=group.aggregates.forbidden)
         conditions += in_aggregates(_RP.c.id, negative)
     room_columns = (
         [inv.c.total, inv.c.reserved, inv.c.allocation_ratio, taken, inv.c.max_unit]

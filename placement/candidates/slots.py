@@ -79,7 +79,7 @@ def gather(
                     conn, group, window, by_class, facts, plan.rules.trait_bits, plan.summed
                 )
             else:
-                _add_class_rows(conn, group, window, group_shared, by_class, facts, plan.summed)
+                _add_class_rows(conn, plan, group, window, group_shared, by_class, facts)
         if not (partial or all(slot.choices for slot in touched)):
             return None
     anchors = common_anchors(slots)
@@ -145,12 +145,12 @@ def _add_flat_rows(
 
 def _add_class_rows(
     conn: Connection,
+    plan: Plan,
     group: ResolvedGroup,
     window: Window,
     shared: list[ClassRow],
     by_class: dict[int, Slot],
     facts: Facts,
-    summed: frozenset[int],
 ) -> None:
     def add(row: ClassRow, anchor: int) -> None:
         by_class[row.resource_class].choices.setdefault(anchor, []).append(row.provider)
@@ -158,7 +158,10 @@ def _add_class_rows(
         facts.rooms[row.provider, row.resource_class] = row.room
         facts.trait_bits[row.provider] = row.trait_bits
 
-    for row in query.class_rows(conn, group, window=window, summed=summed):
+    rows = query.class_rows(
+        conn, group, window=window, summed=plan.summed, unshared=not plan.shape.sharing
+    )
+    for row in rows:
         add(row, row.root)
     if shared:
         for row in shared:

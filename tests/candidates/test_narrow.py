@@ -16,8 +16,9 @@ from sqlalchemy import event
 
 from placement import db
 from placement import microversion as mv
-from placement.candidates import engine, narrow
+from placement.candidates import engine, narrow, query
 from placement.candidates import request as candidate_request
+from placement.candidates.model import Window
 from placement.db.transaction import reader
 from tests import rig
 from tests.candidates.world import SHARING, Inventory, World, aggregate_uuid, erase, write
@@ -173,3 +174,15 @@ def test_narrowed_or_not_the_answer_is_the_same(db_engine, cloud, monkeypatch):
 def test_windows_of_root_ids_grow_to_the_widest_and_no_further():
     sizes = engine._sizes()
     assert [next(sizes) for _ in range(6)] == [64, 256, 1024, 4096, 4096, 4096]
+
+
+def test_where_nothing_shares_a_tree_without_the_traits_gives_no_rows(db_engine, cloud):
+    """The windows' own filter for a clue too common to narrow by."""
+    wanted = candidate_request.parse([("resources", "VCPU:1"), ("required", RARE)], mv.MAX_VERSION)
+    with reader(db_engine) as conn:
+        group = engine.resolve_plan(conn, wanted).groups[0]
+        window = Window(1, 21)
+        everyone = query.class_rows(conn, group, window=window)
+        holders = query.class_rows(conn, group, window=window, unshared=True)
+    assert {row.root for row in everyone} == set(range(1, 21))
+    assert {row.root for row in holders} == {5, 12}
