@@ -26,18 +26,21 @@ the same with or without them; the group queries still check everything.
 
 A clue held by more than a third of the providers (and more than
 :data:`FEWEST_MOST`) narrows nothing: its trees are common, so the windows
-find them soon, and reading its holders would cost more than that.
+find them soon, and reading its holders would cost more than that; such a
+clue is then remembered for a while (:class:`Common`).
 """
 
 from __future__ import annotations
 
+import time
+import weakref
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import NamedTuple
 
 import sqlalchemy
 from sqlalchemy import bindparam, literal, select, union_all
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Engine
 
 from placement.candidates.model import Plan, ResolvedGroup
 from placement.candidates.trees import chunks
@@ -51,6 +54,8 @@ _INV = tables.inventories
 
 #: Holders read for one clue at most, whatever the deployment's size.
 FEWEST_MOST = 8192
+#: Seconds a clue found common is taken as common without reading it.
+COMMON_FOR = 60.0
 #: Holders whose roots one statement reads.
 ROOTS_PER_READ = 16384
 
@@ -62,6 +67,11 @@ class _Clue(NamedTuple):
     link: sqlalchemy.Table
     ids: frozenset[int]
     at_root: bool = False
+
+    @property
+    def key(self) -> tuple[str, frozenset[int]]:
+        """What makes two clues count the same holders."""
+        return self.link.name, self.ids
 
 
 def roots(conn: Connection, plan: Plan) -> tuple[int, ...] | None:
@@ -143,16 +153,58 @@ def _most(plan: Plan) -> int:
 def _linked(conn: Connection, clues: list[_Clue], most: int) -> list[set[int] | None]:
     """For each clue, the providers linked to its ids (None: more than
     ``most``), read from the link tables' indexes alone, so learning that
-    a clue is common costs little."""
-    if not clues:
-        return []
-    statement = _linked_statement(tuple(clue.link.name for clue in clues))
+    a clue is common costs little; a clue found common lately is not read
+    again (:class:`Common`)."""
+    common = common_of(conn.engine)
+    found: list[set[int] | None] = [None] * len(clues)
+    read = [n for n, clue in enumerate(clues) if not common.knows(clue.key)]
+    if not read:
+        return found
+    statement = _linked_statement(tuple(clues[n].link.name for n in read))
     params: dict[str, object] = {"most": most + 1}
-    params.update({f"ids_{n}": sorted(clue.ids) for n, clue in enumerate(clues)})
-    found: list[set[int]] = [set() for _ in clues]
-    for clue, provider in conn.execute(statement, params):
-        found[clue].add(provider)
-    return [linked if len(linked) <= most else None for linked in found]
+    params.update({f"ids_{part}": sorted(clues[n].ids) for part, n in enumerate(read)})
+    linked: list[set[int]] = [set() for _ in read]
+    for part, provider in conn.execute(statement, params):
+        linked[part].add(provider)
+    for n, providers in zip(read, linked, strict=True):
+        if len(providers) > most:
+            common.mark(clues[n].key)
+        else:
+            found[n] = providers
+    return found
+
+
+class Common:
+    """The clues found common (more holders than were read) in the last
+    :data:`COMMON_FOR` seconds, whose holders are then not read again: a
+    trait every host has (one a flavor asks for) would otherwise cost a
+    read that grows with the cloud on every request, to narrow nothing. A
+    clue that became rare meanwhile only narrows again a little later.
+    One per engine, as ``known.py``'s caches; emptied whole when full."""
+
+    def __init__(self, limit: int = 1024) -> None:
+        self.limit = limit
+        self._since: dict[tuple[str, frozenset[int]], float] = {}
+
+    def knows(self, key: tuple[str, frozenset[int]]) -> bool:
+        since = self._since.get(key)
+        return since is not None and time.monotonic() - since < COMMON_FOR
+
+    def mark(self, key: tuple[str, frozenset[int]]) -> None:
+        if len(self._since) >= self.limit:
+            self._since.clear()
+        self._since[key] = time.monotonic()
+
+
+_COMMON: weakref.WeakKeyDictionary[Engine, Common] = weakref.WeakKeyDictionary()
+
+
+def common_of(engine: Engine) -> Common:
+    """The clues found common on ``engine``'s database in this process."""
+    common = _COMMON.get(engine)
+    if common is None:
+        common = _COMMON[engine] = Common()
+    return common
 
 
 def _roots_of(conn: Connection, plan: Plan, providers: set[int]) -> dict[int, int]:

@@ -33,6 +33,12 @@ def db_engine(request: pytest.FixtureRequest) -> Iterator:
         yield app.placement_engine
 
 
+@pytest.fixture(autouse=True)
+def forget_common_clues() -> None:
+    """Each test learns afresh which clues are common."""
+    narrow._COMMON.clear()
+
+
 def _hosts(count: int) -> World:
     world = World()
     for _ in range(count):
@@ -126,6 +132,38 @@ def test_a_common_clue_narrows_nothing(db_engine, cloud, monkeypatch):
     erase(db_engine, cloud)
     write(db_engine, cloud)
     assert _roots(db_engine, [("resources", "VCPU:1"), ("required", OTHER)]) is None
+
+
+def test_a_clue_found_common_is_not_read_again_for_a_while(db_engine, cloud, monkeypatch):
+    monkeypatch.setattr(narrow, "FEWEST_MOST", 1)
+    for n in range(1, 12):
+        cloud.providers[n].traits.add(OTHER)
+    erase(db_engine, cloud)
+    write(db_engine, cloud)
+    pairs = [("resources", "VCPU:1"), ("required", OTHER)]
+    assert _links_read(db_engine, pairs) == 1
+    assert _links_read(db_engine, pairs) == 0
+    monkeypatch.setattr(narrow, "COMMON_FOR", 0.0)
+    assert _links_read(db_engine, pairs) == 1
+
+
+def _links_read(db_engine, pairs) -> int:
+    """How many times narrowing read the link tables to answer ``pairs``."""
+    reads = []
+
+    def seen(_conn, _cursor, statement, _parameters, _context, _many) -> None:
+        if "AS clue" in statement:
+            reads.append(statement)
+
+    engines = list(dict.fromkeys([db_engine, db.readers_of(db_engine)]))
+    for each in engines:
+        event.listen(each, "before_cursor_execute", seen)
+    try:
+        assert _roots(db_engine, pairs) is None
+    finally:
+        for each in engines:
+            event.remove(each, "before_cursor_execute", seen)
+    return len(reads)
 
 
 def _group_reads(db_engine, pairs, **options) -> tuple[list[str], list[dict]]:
