@@ -84,14 +84,12 @@ def roots(conn: Connection, plan: Plan) -> tuple[int, ...] | None:
     """
     found = _in_trees(plan)
     clues = list(_clues(plan))
-    if plan.shape.sharing:
-        clues.append(_Clue(_RPT, frozenset({plan.shape.sharing_trait})))
-    most = _most(plan)
-    holders = _linked(conn, clues, most)
-    sharing = holders.pop() if plan.shape.sharing else set()
+    sharers = [_Clue(_RPT, frozenset({plan.shape.sharing_trait}))] if plan.shape.sharing else []
+    holders = _linked(conn, clues + sharers, _most(plan))
+    sharing = holders.pop() if sharers else set()
     usable = [
         (clue, linked)
-        for clue, linked in zip(clues, holders, strict=False)
+        for clue, linked in zip(clues, holders, strict=True)
         if linked is not None and _holds(clue, linked, sharing)
     ]
     root_of = _roots_of(conn, plan, set().union(*(linked for _, linked in usable)))
