@@ -12,17 +12,20 @@ Each *clue* is a condition every candidate's anchor tree must meet:
 * a ``root_required`` set: the root itself has one of its traits;
 * a group's required trait set: a provider of the tree has one of them;
 * a group's ``member_of`` set: a provider of the tree is in one of them;
-* a suffixed group's resource class: a provider of the tree has an
-  inventory of it;
 * a group's ``in_tree``: the tree itself.
 
-The second to fourth hold only when no sharing provider has such a
-trait, aggregate or inventory (a sharing provider, of another tree, could
-meet them), and a suffixed group's ``in_tree`` only when nothing shares; a
-clue that may not hold is not used. A group without resources gives no ``in_tree`` clue (its
-``in_tree`` is not applied, see :func:`~placement.candidates.query.provider_rows`).
+The second and third hold only when no sharing provider has such a trait
+or aggregate (a sharing provider, of another tree, could meet them), and a
+suffixed group's ``in_tree`` only when nothing shares; a clue that may not
+hold is not used. A group without resources gives no ``in_tree`` clue (its
+``in_tree`` is not applied, see
+:func:`~placement.candidates.query.provider_rows`).
 Every clue only leaves out trees that can match nothing, so the answer is
 the same with or without them; the group queries still check everything.
+
+Resource classes give no clue: reading a class's inventories is no index
+scan (their rows are fetched one by one on MariaDB), and took longer than
+the windows it would have spared for 2 pGPUs on every tenth host.
 
 A clue held by more than a third of the providers (and more than
 :data:`FEWEST_MOST`) narrows nothing: its trees are common, so the windows
@@ -50,7 +53,6 @@ from placement.db.ids import OneOf
 _RP = tables.resource_providers
 _RPT = tables.resource_provider_traits
 _RPA = tables.resource_provider_aggregates
-_INV = tables.inventories
 
 #: Holders read for one clue at most, whatever the deployment's size.
 FEWEST_MOST = 8192
@@ -132,12 +134,6 @@ def _group_clues(group: ResolvedGroup) -> Iterator[_Clue]:
         yield _Clue(_RPT, any_of)
     for any_of in group.aggregates.member_of:
         yield _Clue(_RPA, any_of)
-    if group.granular:
-        # A suffixed group's classes are a device's (VGPU, FPGA, a NIC's
-        # bandwidth): often few providers have them. The unsuffixed
-        # group's are every host's, and reading those would be wasted.
-        for class_id, _ in group.amounts:
-            yield _Clue(_INV, frozenset({class_id}))
 
 
 def _most(plan: Plan) -> int:
@@ -240,8 +236,7 @@ def _linked_statement(links: tuple[str, ...]) -> sqlalchemy.CompoundSelect | sql
 
 #: Each link table, by name, and its column of the ids a clue names.
 _LINKS = {
-    link.name: (link, column)
-    for link, column in ((_RPT, "trait_id"), (_RPA, "aggregate_id"), (_INV, "resource_class_id"))
+    link.name: (link, column) for link, column in ((_RPT, "trait_id"), (_RPA, "aggregate_id"))
 }
 _ROOTS_OF = select(_RP.c.id, _RP.c.root_provider_id).where(
     OneOf(_RP.c.id, "ids"), _RP.c.root_provider_id != _RP.c.id

@@ -87,16 +87,6 @@ def test_clues_of_several_groups_all_hold(db_engine, cloud):
     assert _roots(db_engine, pairs) == (12,)
 
 
-def test_a_suffixed_groups_class_leaves_the_trees_that_have_it(db_engine, cloud):
-    pairs = [("resources", "VCPU:1"), ("resources1", "VGPU:1")]
-    assert _roots(db_engine, pairs) == (12,)
-
-
-def test_the_unsuffixed_groups_classes_narrow_nothing(db_engine, cloud):
-    """Every host's classes: reading their holders would be wasted."""
-    assert _roots(db_engine, [("resources", "VGPU:1")]) is None
-
-
 def test_root_required_counts_the_root_alone(db_engine, cloud):
     assert _roots(db_engine, [("resources", "VCPU:1"), ("root_required", RARE)]) == (5,)
 
