@@ -10,7 +10,10 @@ both build their answers from here, on a provider id column:
   condition is a correlated ``EXISTS`` answered from the association table's
   (provider, …) index alone: a query that looks at a few providers (one
   window of trees) pays for those providers only, where an ``IN (SELECT …)``
-  would be computed over every provider of the deployment each time.
+  would be computed over every provider of the deployment each time. With
+  ``counted=True`` each is a correlated count instead, which no database
+  makes a join of (for the provider list, which reads every provider: see
+  ``_linked``).
 * :func:`capacity` is what an inventory can hold, in Python and in SQL alike;
   :func:`fits` adds usage (:func:`used`), min_unit, max_unit and step_size
   (:func:`fit_checks` names each of its conditions).
@@ -34,23 +37,36 @@ _RP = tables.resource_providers
 _Number = TypeVar("_Number", float, sqlalchemy.ColumnElement)
 
 
-def has_traits(provider_id: sqlalchemy.ColumnElement, traits: TraitFilter[int]) -> list:
+def has_traits(
+    provider_id: sqlalchemy.ColumnElement, traits: TraitFilter[int], *, counted: bool = False
+) -> list:
     """SQL conditions on ``provider_id``: a trait of each required set, no
-    forbidden one."""
+    forbidden one. ``counted``: see :func:`_linked`."""
     return _linked(
-        tables.resource_provider_traits, "trait_id", provider_id, traits.required, traits.forbidden
+        tables.resource_provider_traits,
+        "trait_id",
+        provider_id,
+        traits.required,
+        traits.forbidden,
+        counted=counted,
     )
 
 
-def in_aggregates(provider_id: sqlalchemy.ColumnElement, aggregates: AggregateFilter[int]) -> list:
+def in_aggregates(
+    provider_id: sqlalchemy.ColumnElement,
+    aggregates: AggregateFilter[int],
+    *,
+    counted: bool = False,
+) -> list:
     """SQL conditions on ``provider_id``: in one of each ``member_of`` set,
-    in none of ``forbidden``."""
+    in none of ``forbidden``. ``counted``: see :func:`_linked`."""
     return _linked(
         tables.resource_provider_aggregates,
         "aggregate_id",
         provider_id,
         aggregates.member_of,
         aggregates.forbidden,
+        counted=counted,
     )
 
 
@@ -72,21 +88,40 @@ def _linked(
     provider_id: sqlalchemy.ColumnElement,
     any_of: tuple[frozenset[int], ...],
     none_of: frozenset[int],
+    *,
+    counted: bool = False,
 ) -> list:
     """``provider_id`` has a ``link`` row whose ``column`` is in each of
-    ``any_of``, and none whose ``column`` is in ``none_of``."""
+    ``any_of``, and none whose ``column`` is in ``none_of``.
 
-    def exists_in(ids: frozenset[int]) -> sqlalchemy.Exists:
-        return (
-            select(link.c[column])
-            .where(link.c.resource_provider_id == provider_id, link.c[column].in_(sorted(ids)))
-            .exists()
-        )
+    ``EXISTS`` by default. ``counted`` writes each condition as a
+    correlated count of those rows instead (``> 0``, ``= 0`` for
+    ``none_of``), which no database turns into a join: PostgreSQL makes
+    an ``EXISTS`` a (semi or anti) join and picks its method from its row
+    estimates; next to other conditions it can only guess at (capacity,
+    one row by its guess where 100k passed), it read the whole link table
+    once per provider (issue 34). A count is one probe of the link's
+    (provider, …) index per provider the statement reads, whatever the
+    estimates, for statements that read every provider anyway.
+    """
 
-    conditions: list = [exists_in(ids) for ids in any_of]
+    def linked_in(ids: frozenset[int]) -> list:
+        return [link.c.resource_provider_id == provider_id, link.c[column].in_(sorted(ids))]
+
+    if counted:
+        conditions: list = [_count(link, linked_in(ids)) > 0 for ids in any_of]
+        if none_of:
+            conditions.append(_count(link, linked_in(none_of)) == 0)
+        return conditions
+    conditions = [select(link.c[column]).where(*linked_in(ids)).exists() for ids in any_of]
     if none_of:
-        conditions.append(~exists_in(none_of))
+        conditions.append(~select(link.c[column]).where(*linked_in(none_of)).exists())
     return conditions
+
+
+def _count(table: sqlalchemy.Table, where: list) -> sqlalchemy.ScalarSelect:
+    """How many rows of ``table`` meet ``where``, as a scalar subquery."""
+    return select(func.count()).select_from(table).where(*where).scalar_subquery()
 
 
 def trait_ids(

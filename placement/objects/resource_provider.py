@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 import sqlalchemy
-from sqlalchemy import Integer, bindparam, delete, insert, select, update
+from sqlalchemy import Integer, bindparam, case, delete, func, insert, select, update
 from sqlalchemy.engine import Connection, Engine
 
 from placement import db, filters, metrics
@@ -52,11 +52,21 @@ class Provider:
 
 
 def _provider_select() -> sqlalchemy.Select:
+    """Providers with their root's and parent's uuids, read by primary key.
+
+    The uuids are correlated scalar subqueries rather than joins: a join
+    leaves the database to pick how to run it from its estimate of the
+    providers that pass the filters, and PostgreSQL, having multiplied its
+    guesses for several of them down to one row, ran the join as a nested
+    loop reading the whole providers table once per provider that passed
+    (issue 34: more than 90 s at 100k). A subquery has no such choice: each
+    row it is asked for costs at most one probe of the primary key, none
+    for a root (its own uuid) or a provider without a parent.
+    ``root_provider_id IS NOT NULL`` keeps what the inner join to the root
+    did (every provider written here has a root).
+    """
     root = _RP.alias("root_rp")
     parent = _RP.alias("parent_rp")
-    joined = _RP.join(root, _RP.c.root_provider_id == root.c.id).outerjoin(
-        parent, _RP.c.parent_provider_id == parent.c.id
-    )
     return select(
         _RP.c.id,
         _RP.c.uuid,
@@ -64,11 +74,21 @@ def _provider_select() -> sqlalchemy.Select:
         _RP.c.generation,
         _RP.c.root_provider_id,
         _RP.c.parent_provider_id,
-        root.c.uuid.label("root_provider_uuid"),
-        parent.c.uuid.label("parent_provider_uuid"),
+        case(
+            (_RP.c.root_provider_id == _RP.c.id, _RP.c.uuid),
+            else_=select(root.c.uuid).where(root.c.id == _RP.c.root_provider_id).scalar_subquery(),
+        ).label("root_provider_uuid"),
+        case(
+            (
+                _RP.c.parent_provider_id.is_not(None),
+                select(parent.c.uuid)
+                .where(parent.c.id == _RP.c.parent_provider_id)
+                .scalar_subquery(),
+            ),
+        ).label("parent_provider_uuid"),
         _RP.c.created_at,
         _RP.c.updated_at,
-    ).select_from(joined)
+    ).where(_RP.c.root_provider_id.is_not(None))
 
 
 def _providers(conn: Connection, query: sqlalchemy.Select) -> list[Provider]:
@@ -454,45 +474,64 @@ def list_providers(engine: Engine, wanted: ProviderFilters) -> list[Provider]:
 
 def _trait_conditions(conn: Connection, wanted: ProviderFilters) -> list | None:
     """The conditions of ``wanted``'s traits; None when no provider at all
-    has the required ones (the search ends there, as upstream's does)."""
+    has the required ones (the search ends there, as upstream's does).
+
+    That first check is ``EXISTS`` (the database may start from the
+    traits' index and stop at the first provider); the list's conditions
+    are counts, like the capacity's (:func:`_capacity_conditions`).
+    """
     if wanted.traits is None:
         return []
-    required = conditions.has_traits(
-        _RP.c.id,
-        conditions.trait_ids(
-            conn, filters.TraitFilter(wanted.traits.required), message=_TRAIT_MESSAGE
-        ),
+    required = conditions.trait_ids(
+        conn, filters.TraitFilter(wanted.traits.required), message=_TRAIT_MESSAGE
     )
-    if required and not conditions.anyone(conn, *required):
+    if required.required and not conditions.anyone(
+        conn, *conditions.has_traits(_RP.c.id, required)
+    ):
         return None
-    forbidden = filters.TraitFilter(forbidden=wanted.traits.forbidden)
+    forbidden = conditions.trait_ids(
+        conn, filters.TraitFilter(forbidden=wanted.traits.forbidden), message=_TRAIT_MESSAGE
+    )
     return [
-        *required,
-        *conditions.has_traits(
-            _RP.c.id, conditions.trait_ids(conn, forbidden, message=_TRAIT_MESSAGE)
-        ),
+        *conditions.has_traits(_RP.c.id, required, counted=True),
+        *conditions.has_traits(_RP.c.id, forbidden, counted=True),
     ]
 
 
 def _aggregate_conditions(conn: Connection, wanted: ProviderFilters) -> list | None:
     """The conditions of ``wanted``'s ``member_of``; None when no provider at
-    all is in the required aggregates."""
+    all is in the required aggregates. Checked and written as the traits'
+    (:func:`_trait_conditions`)."""
     if wanted.member_of is None:
         return []
     aggregates = conditions.aggregate_ids(conn, wanted.member_of)
-    required = conditions.in_aggregates(_RP.c.id, filters.AggregateFilter(aggregates.member_of))
-    if required and not conditions.anyone(conn, *required):
+    required = filters.AggregateFilter(aggregates.member_of)
+    if required.member_of and not conditions.anyone(
+        conn, *conditions.in_aggregates(_RP.c.id, required)
+    ):
         return None
     return [
-        *required,
+        *conditions.in_aggregates(_RP.c.id, required, counted=True),
         *conditions.in_aggregates(
-            _RP.c.id, filters.AggregateFilter(forbidden=aggregates.forbidden)
+            _RP.c.id, filters.AggregateFilter(forbidden=aggregates.forbidden), counted=True
         ),
     ]
 
 
 def _capacity_conditions(conn: Connection, amounts: dict[str, int]) -> list:
-    """The provider has inventory of each class that ``amounts`` fits now."""
+    """The provider has inventory of each class that ``amounts`` fits now
+    (:func:`.conditions.fits`).
+
+    One condition per class, each a correlated scalar subquery counting the
+    provider's inventory of the class that fits (0 or 1: the (provider,
+    class) pair is unique), answered from that unique index with usage
+    summed from the allocations index. Not ``EXISTS``: PostgreSQL turns an
+    ``EXISTS`` into a join whose order and method it picks by its row
+    estimates, and it estimated the capacity test at one row where 100k
+    passed, then read the whole providers table once per inventory
+    (issue 34). A scalar subquery stays what it is written as, on every
+    database: one index probe per provider the list reads.
+    """
     class_ids = resource_class.resource_class_ids(
         conn,
         amounts,
@@ -500,7 +539,8 @@ def _capacity_conditions(conn: Connection, amounts: dict[str, int]) -> list:
     )
     inv = tables.inventories
     return [
-        select(inv.c.id)
+        select(func.count())
+        .select_from(inv)
         .where(
             inv.c.resource_provider_id == _RP.c.id,
             inv.c.resource_class_id == class_ids[rc],
@@ -508,6 +548,7 @@ def _capacity_conditions(conn: Connection, amounts: dict[str, int]) -> list:
                 inv, conditions.used(inv.c.resource_provider_id, class_ids[rc]), amount
             ),
         )
-        .exists()
+        .scalar_subquery()
+        == 1
         for rc, amount in amounts.items()
     ]
