@@ -28,10 +28,11 @@ threads each operation is atomic), emptied whole when full.
 
 from __future__ import annotations
 
-import weakref
 from typing import NamedTuple
 
 from sqlalchemy.engine import Engine
+
+from placement.db.per_engine import PerEngine
 
 #: Providers kept per engine: about 200 bytes each, so some 20 MB at most.
 LIMIT = 100_000
@@ -89,12 +90,9 @@ class Known:
         return len(self._details)
 
 
-_BY_ENGINE: weakref.WeakKeyDictionary[Engine, Known] = weakref.WeakKeyDictionary()
+_BY_ENGINE = PerEngine(Known)
 
 
 def of(engine: Engine) -> Known:
     """The cache of ``engine``'s database in this process."""
-    known = _BY_ENGINE.get(engine)
-    if known is None:
-        known = _BY_ENGINE[engine] = Known()
-    return known
+    return _BY_ENGINE.of(engine)

@@ -36,19 +36,19 @@ clue is then remembered for a while (:class:`Common`).
 from __future__ import annotations
 
 import time
-import weakref
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import NamedTuple
 
 import sqlalchemy
 from sqlalchemy import bindparam, literal, select, union_all
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Connection
 
 from placement.candidates.model import Plan, ResolvedGroup
 from placement.candidates.trees import chunks
 from placement.db import tables
 from placement.db.ids import OneOf
+from placement.db.per_engine import PerEngine
 
 _RP = tables.resource_providers
 _RPT = tables.resource_provider_traits
@@ -149,7 +149,7 @@ def _linked(conn: Connection, clues: list[_Clue], most: int) -> list[set[int] | 
     ``most``), read from the link tables' indexes alone, so learning that
     a clue is common costs little; a clue found common lately is not read
     again (:class:`Common`)."""
-    common = common_of(conn.engine)
+    common = _COMMON.of(conn.engine)
     found: list[set[int] | None] = [None] * len(clues)
     read = [n for n, clue in enumerate(clues) if not common.knows(clue.key)]
     if not read:
@@ -190,15 +190,8 @@ class Common:
         self._since[key] = time.monotonic()
 
 
-_COMMON: weakref.WeakKeyDictionary[Engine, Common] = weakref.WeakKeyDictionary()
-
-
-def common_of(engine: Engine) -> Common:
-    """The clues found common on ``engine``'s database in this process."""
-    common = _COMMON.get(engine)
-    if common is None:
-        common = _COMMON[engine] = Common()
-    return common
+#: The clues found common on each engine's database in this process.
+_COMMON = PerEngine(Common)
 
 
 def _roots_of(conn: Connection, plan: Plan, providers: set[int]) -> dict[int, int]:
