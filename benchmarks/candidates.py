@@ -290,8 +290,11 @@ class Client:
 
 
 @contextlib.contextmanager
-def fresh_database(server_url: str | None, workdir: str, name: str) -> Iterator[str]:
-    """A new empty database; dropped afterwards."""
+def fresh_database(
+    server_url: str | None, workdir: str, name: str, keep: bool = False
+) -> Iterator[str]:
+    """A new empty database; dropped afterwards, unless ``keep`` (then its
+    name is printed on standard error)."""
     if server_url is None:
         path = os.path.join(workdir, f"{name}_{uuid.uuid4().hex[:8]}.db")
         try:
@@ -312,8 +315,13 @@ def fresh_database(server_url: str | None, workdir: str, name: str) -> Iterator[
     try:
         yield url.set(database=database).render_as_string(hide_password=False)
     finally:
-        with admin.connect() as conn:
-            conn.exec_driver_sql(f"DROP DATABASE {database}" + ("" if mysql else " WITH (FORCE)"))
+        if keep:
+            print(f"kept database {database}", file=sys.stderr)
+        else:
+            with admin.connect() as conn:
+                conn.exec_driver_sql(
+                    f"DROP DATABASE {database}" + ("" if mysql else " WITH (FORCE)")
+                )
         admin.dispose()
 
 

@@ -1,6 +1,6 @@
 """Placement at scale: a cloud of N compute nodes, ours and upstream on the same database.
 
-For each size (``--nodes``) the tool makes one database (``scale_bench_*``)
+For each size (``--nodes``) the tool makes one database (``bench_scale_*``)
 on the chosen server, creates the schema with our ``placement-manage db
 sync``, writes the cloud's rows straight into the tables (PostgreSQL:
 ``COPY``; MariaDB: multi-row ``INSERT`` batches) and gathers statistics
@@ -58,9 +58,23 @@ from placement.db import tables
 from placement.db.standard import sync_standard_names
 
 if __package__:  # imported as benchmarks.scale (the tests)
-    from benchmarks.candidates import DEFAULT_UPSTREAM, GUNICORN_ARGS, Client, Flavor, Server
+    from benchmarks.candidates import (
+        DEFAULT_UPSTREAM,
+        GUNICORN_ARGS,
+        Client,
+        Flavor,
+        Server,
+        fresh_database,
+    )
 else:  # run as a script: benchmarks/ is on sys.path
-    from candidates import DEFAULT_UPSTREAM, GUNICORN_ARGS, Client, Flavor, Server
+    from candidates import (
+        DEFAULT_UPSTREAM,
+        GUNICORN_ARGS,
+        Client,
+        Flavor,
+        Server,
+        fresh_database,
+    )
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -424,33 +438,6 @@ def load_cloud(url: str, nodes: int) -> Loaded:
 # --- databases ---------------------------------------------------------------------
 
 
-def admin_engine(server_url: str) -> Engine:
-    """An autocommit engine on the server's maintenance database."""
-    return sqlalchemy.create_engine(server_url, isolation_level="AUTOCOMMIT")
-
-
-@contextlib.contextmanager
-def scale_database(server_url: str, nodes: int, keep: bool) -> Iterator[str]:
-    """A new database ``scale_bench_<nodes>_<random>``; dropped afterwards unless ``keep``."""
-    url = sqlalchemy.make_url(server_url)
-    mysql = url.get_backend_name() in ("mysql", "mariadb")
-    name = f"scale_bench_{nodes}_{uuid.uuid4().hex[:6]}"
-    admin = admin_engine(server_url)
-    with admin.connect() as conn:
-        conn.exec_driver_sql(
-            f"CREATE DATABASE {name}" + (" CHARACTER SET utf8mb4" if mysql else "")
-        )
-    try:
-        yield url.set(database=name).render_as_string(hide_password=False)
-    finally:
-        if keep:
-            log(f"kept database {name}")
-        else:
-            with admin.connect() as conn:
-                conn.exec_driver_sql(f"DROP DATABASE {name}" + ("" if mysql else " WITH (FORCE)"))
-        admin.dispose()
-
-
 def db_sync(url: str, workdir: str) -> None:
     """Create the schema with our ``placement-manage db sync``."""
     conf = os.path.join(workdir, "manage.conf")
@@ -738,7 +725,7 @@ def run_size(
     """Make and load the database for ``nodes``, then time every server on it."""
     began = time.perf_counter()
     cloud = Cloud(nodes)
-    with scale_database(args.url, nodes, args.keep) as url:
+    with fresh_database(args.url, workdir, f"scale_{nodes}", args.keep) as url:
         db_sync(url, workdir)
         loaded = load_cloud(url, nodes)
         log(f"{nodes} nodes: loaded in {loaded.seconds:.1f} s: {loaded.rows}")
