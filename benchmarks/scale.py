@@ -57,27 +57,19 @@ from sqlalchemy.engine import Connection, Engine
 from placement.db import tables
 from placement.db.standard import sync_standard_names
 
-if __package__:  # imported as benchmarks.scale (the tests)
-    from benchmarks.candidates import (
-        DEFAULT_UPSTREAM,
-        GUNICORN_ARGS,
-        Client,
-        Flavor,
-        Server,
-        fresh_database,
-    )
-else:  # run as a script: benchmarks/ is on sys.path
-    from candidates import (
-        DEFAULT_UPSTREAM,
-        GUNICORN_ARGS,
-        Client,
-        Flavor,
-        Server,
-        fresh_database,
-    )
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.path.insert(0, ROOT)
+
+from benchmarks.candidates import (  # noqa: E402
+    DEFAULT_UPSTREAM,
+    GUNICORN_ARGS,
+    Client,
+    Flavor,
+    Server,
+    fresh_database,
+)
+
 DEFAULT_URLS = {
     "postgresql": "postgresql+psycopg2://postgres@127.0.0.1:5432/postgres",
     "mysql": "mysql+pymysql://root@127.0.0.1:3306/",
