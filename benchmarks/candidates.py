@@ -141,13 +141,19 @@ class Server:
         os.makedirs(self.confdir, exist_ok=True)
         self.process: subprocess.Popen | None = None
 
-    def start(self) -> None:
-        with open(os.path.join(self.confdir, "placement.conf"), "w") as conf:
+    def write_conf(self, extra: str = "") -> str:
+        """The server's ``placement.conf`` (no auth, its database, then
+        ``extra`` lines of ``[placement_database]``); returns its path."""
+        conf_file = os.path.join(self.confdir, "placement.conf")
+        with open(conf_file, "w") as conf:
             conf.write(
                 "[api]\nauth_strategy = noauth2\n"
-                f"[placement_database]\nconnection = {self.db_url}\n"
+                f"[placement_database]\nconnection = {self.db_url}\n{extra}"
             )
-        conf_file = os.path.join(self.confdir, "placement.conf")
+        return conf_file
+
+    def start(self) -> None:
+        conf_file = self.write_conf()
         # Run outside the repository: gunicorn puts the working directory on
         # sys.path, and upstream must not import our ``placement`` package.
         subprocess.run(

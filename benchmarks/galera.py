@@ -61,11 +61,7 @@ class GaleraServer(Server):
         self.extra = extra
 
     def start(self) -> None:
-        with open(os.path.join(self.confdir, "placement.conf"), "w") as conf:
-            conf.write(
-                "[api]\nauth_strategy = noauth2\n"
-                f"[placement_database]\nconnection = {self.db_url}\n{self.extra}"
-            )
+        self.write_conf(self.extra)
         if not self._launch():
             raise RuntimeError(f"{self.flavor.name} server did not start:\n{self.log_tail()}")
 

@@ -488,11 +488,7 @@ class ScaleServer(Server):
         self.pythonpath = pythonpath
 
     def start(self) -> None:
-        with open(os.path.join(self.confdir, "placement.conf"), "w") as conf:
-            conf.write(
-                "[api]\nauth_strategy = noauth2\n"
-                f"[placement_database]\nconnection = {self.db_url}\n"
-            )
+        self.write_conf()
         saved = os.environ.get("PYTHONPATH")
         if self.pythonpath:
             os.environ["PYTHONPATH"] = self.pythonpath
