@@ -62,24 +62,21 @@ def gather(
     """
     slots = tuple(Slot(spec) for spec in plan.specs)
     facts = Facts()
-    for group, group_shared in zip(plan.groups, shared, strict=True):
+    # The suffixed groups first: one provider serves each, so their reads
+    # are cheap, and the unsuffixed group's (every tree provider's room of
+    # each class) is then read only for the trees they left.
+    for group, group_shared in sorted(
+        zip(plan.groups, shared, strict=True), key=lambda pair: not pair[0].granular
+    ):
         if group.granular:
             index = next(i for i, spec in enumerate(plan.specs) if spec.suffix == group.suffix)
             touched = [slots[index]]
             _add_provider_rows(conn, group, window, group_shared, slots[index], facts, plan.summed)
         else:
-            by_class = {
-                spec.amounts[0][0]: slot
-                for spec, slot in zip(plan.specs, slots, strict=True)
-                if not spec.granular
-            }
-            touched = list(by_class.values())
-            if plan.shape.flat:
-                _add_flat_rows(
-                    conn, group, window, by_class, facts, plan.rules.trait_bits, plan.summed
-                )
-            else:
-                _add_class_rows(conn, plan, group, window, group_shared, by_class, facts)
+            left = window if partial else _left(window, slots)
+            if left.roots == ():
+                return None
+            touched = _add_unsuffixed(conn, plan, group, left, group_shared, slots, facts)
         if not (partial or all(slot.choices for slot in touched)):
             return None
     anchors = common_anchors(slots)
@@ -89,6 +86,38 @@ def gather(
         own_roots = {facts.roots[p] for slot in slots for p in slot.shared}
         facts = replace(facts, ancestry=ancestry(conn, window, own_roots))
     return WindowOptions(slots, facts, anchors)
+
+
+def _add_unsuffixed(
+    conn: Connection,
+    plan: Plan,
+    group: ResolvedGroup,
+    window: Window,
+    shared: list,
+    slots: tuple[Slot, ...],
+    facts: Facts,
+) -> list[Slot]:
+    """Read the unsuffixed group's rows into its slots (one per class);
+    returns those slots."""
+    by_class = {
+        spec.amounts[0][0]: slot
+        for spec, slot in zip(plan.specs, slots, strict=True)
+        if not spec.granular
+    }
+    if plan.shape.flat:
+        _add_flat_rows(conn, group, window, by_class, facts, plan.rules.trait_bits, plan.summed)
+    else:
+        _add_class_rows(conn, plan, group, window, shared, by_class, facts)
+    return list(by_class.values())
+
+
+def _left(window: Window, slots: Sequence[Slot]) -> Window:
+    """``window`` as far as the suffixed groups' slots read so far allow:
+    only roots where each has an option (all of it when none was read)."""
+    granular = [slot for slot in slots if slot.spec.granular]
+    if not granular:
+        return window
+    return Window(window.low, window.high, window.root_traits, roots=common_anchors(granular))
 
 
 def common_anchors(slots: Sequence[Slot]) -> tuple[int, ...]:
