@@ -60,7 +60,7 @@ def run_audit(
     """Run ``claim`` as the module says; the lease ends with the run."""
     now = clock()
     if schedule.before_window(claim.start_time, now):
-        audit_runs.release(engine, claim.id, runner_id, claim.start_time)
+        audit_runs.release(engine, claim, runner_id, claim.start_time)
         return Outcome.BEFORE_START
     if claim.audit_type == audit_types.CONTINUOUS and schedule.after_window(claim.end_time, now):
         audit_runs.end(engine, claim.id, runner_id, states.SUCCEEDED, None)
@@ -68,7 +68,7 @@ def run_audit(
     running = None if claim.force else audit_runs.ongoing_plan(engine)
     if running is not None:
         LOG.info("Audit %s not run: %s", claim.uuid, ActionPlanIsOngoing(running))
-        audit_runs.release(engine, claim.id, runner_id, next_time(claim, now))
+        audit_runs.release(engine, claim, runner_id, next_time(claim, now))
         return Outcome.PLAN_ONGOING
     if not audit_runs.begin(engine, claim.id, runner_id):
         return Outcome.LOST

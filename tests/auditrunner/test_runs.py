@@ -19,6 +19,7 @@ from sqlalchemy import select, update
 
 from placement.actionplans.audit_request import AuditRequest
 from placement.actionplans.planners import PlannerOptions
+from placement.auditrunner import run
 from placement.auditrunner.run import Outcome
 from placement.auditrunner.service import LOG as service_log
 from placement.auditrunner.service import SERVICE_NAME, AuditRunner
@@ -236,6 +237,55 @@ def test_a_held_audit_is_taken_over_only_when_its_lease_runs_out(clean):
     planned = audit_runs.plan(engine, PlannerOptions(), dead)
     assert not audit_runs.store(engine, dead, "dead-runner", planned, None)
     assert len(plans_of(engine, audit)) == 1
+
+
+def _patched_during_the_run(engine, audit, clock: Clock) -> datetime.datetime:
+    """What a PATCH of the interval does (``audit_changes``): the new
+    interval, and the next run moved by it. Returns that next run."""
+    moved = clock.now + datetime.timedelta(seconds=3600)
+    with engine.begin() as conn:
+        conn.execute(
+            update(t.audits)
+            .where(t.audits.c.uuid == audit.uuid)
+            .values(interval="3600", next_run_time=moved)
+        )
+    return moved
+
+
+def test_a_run_does_not_undo_an_interval_changed_while_it_ran(clean):
+    """CI saw it: the interval was patched while a 3 s audit ran, and the
+    run's result put the next run back 3 s ahead."""
+    engine, clock = clean, Clock()
+    audit = continuous(engine, interval="3")
+    lease = datetime.timedelta(seconds=30)
+    claim = audit_runs.claim_due(engine, "runner", "h", lease, clock.now)
+    assert claim is not None and audit_runs.begin(engine, claim.id, "runner")
+    planned = audit_runs.plan(engine, PlannerOptions(), claim)
+    moved = _patched_during_the_run(engine, audit, clock)
+    assert audit_runs.store(engine, claim, "runner", planned, run.next_time(claim, clock.now))
+    assert audits.get_audit(engine, audit.uuid).next_run_time == moved
+    assert len(plans_of(engine, audit)) == 1
+
+
+def test_a_skipped_run_does_not_undo_an_interval_changed_meanwhile(clean):
+    engine, clock = clean, Clock()
+    audit = continuous(engine, interval="3")
+    lease = datetime.timedelta(seconds=30)
+    claim = audit_runs.claim_due(engine, "runner", "h", lease, clock.now)
+    assert claim is not None
+    moved = _patched_during_the_run(engine, audit, clock)
+    audit_runs.release(engine, claim, "runner", run.next_time(claim, clock.now))
+    assert audits.get_audit(engine, audit.uuid).next_run_time == moved
+
+
+def test_an_unchanged_schedule_takes_the_runs_next_time(clean):
+    engine, clock = clean, Clock()
+    audit = continuous(engine, interval="3")
+    lease = datetime.timedelta(seconds=30)
+    claim = audit_runs.claim_due(engine, "runner", "h", lease, clock.now)
+    assert claim is not None
+    audit_runs.release(engine, claim, "runner", clock.now + datetime.timedelta(seconds=3))
+    assert audits.get_audit(engine, audit.uuid).next_run_time == T0 + datetime.timedelta(seconds=3)
 
 
 def test_two_runners_never_run_one_audit_at_once(clean, monkeypatch):

@@ -25,7 +25,8 @@ import datetime
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import or_, select, update
+import sqlalchemy
+from sqlalchemy import DateTime, and_, case, literal, or_, select, update
 from sqlalchemy.engine import Connection, Engine
 
 from placement.actionplans import states
@@ -40,6 +41,10 @@ from placement.objects.actionplans import audits, planning
 _CLAIM_WINDOW = 5
 
 _a = t.audits
+
+
+#: When an audit is due again (None: now, or at its next webhook).
+Due = datetime.datetime | None
 
 
 @dataclass(frozen=True)
@@ -147,16 +152,28 @@ def renew_lease(
     return renewed == 1
 
 
-def release(
-    engine: Engine, audit_id: int, runner_id: str, next_run_time: datetime.datetime | None
-) -> None:
-    """End the lease without running (a skipped run): the audit is due at ``next_run_time``."""
+def release(engine: Engine, claim: AuditClaim, runner_id: str, next_run_time: Due) -> None:
+    """End the lease without running (a skipped run): the audit is due at
+    ``next_run_time`` (see :func:`_rescheduled_or`)."""
     with writer(engine) as conn:
         conn.execute(
             update(_a)
-            .where(*_owned(runner_id, audit_id))
-            .values(lease_expires_at=None, next_run_time=next_run_time)
+            .where(*_owned(runner_id, claim.id))
+            .values(lease_expires_at=None, next_run_time=_rescheduled_or(claim, next_run_time))
         )
+
+
+def _rescheduled_or(claim: AuditClaim, next_run_time: Due) -> sqlalchemy.ColumnElement:
+    """``next_run_time``, unless the audit's interval or window changed since
+    ``claim`` was made: that change (a PATCH during the run) set the next
+    run itself, from the new schedule, and a run that started on the old
+    one must not put it back."""
+    unchanged = and_(
+        _a.c.interval.is_not_distinct_from(claim.interval),
+        _a.c.start_time.is_not_distinct_from(claim.start_time),
+        _a.c.end_time.is_not_distinct_from(claim.end_time),
+    )
+    return case((unchanged, literal(next_run_time, DateTime())), else_=_a.c.next_run_time)
 
 
 def end(engine: Engine, audit_id: int, runner_id: str, state: str, message: str | None) -> None:
@@ -232,7 +249,11 @@ def store(
         conn.execute(
             update(_a)
             .where(_a.c.id == claim.id)
-            .values(state=state, next_run_time=next_run_time, lease_expires_at=None)
+            .values(
+                state=state,
+                next_run_time=_rescheduled_or(claim, next_run_time),
+                lease_expires_at=None,
+            )
         )
     return True
 
