@@ -252,14 +252,20 @@ def _patched_during_the_run(engine, audit, clock: Clock) -> datetime.datetime:
     return moved
 
 
+def _claimed(engine, clock: Clock) -> tuple[audits.Audit, audit_runs.AuditClaim]:
+    """A new 3 s audit, claimed by "runner"."""
+    audit = continuous(engine, interval="3")
+    claim = audit_runs.claim_due(engine, "runner", "h", datetime.timedelta(seconds=30), clock.now)
+    assert claim is not None and claim.uuid == audit.uuid
+    return audit, claim
+
+
 def test_a_run_does_not_undo_an_interval_changed_while_it_ran(clean):
     """CI saw it: the interval was patched while a 3 s audit ran, and the
     run's result put the next run back 3 s ahead."""
     engine, clock = clean, Clock()
-    audit = continuous(engine, interval="3")
-    lease = datetime.timedelta(seconds=30)
-    claim = audit_runs.claim_due(engine, "runner", "h", lease, clock.now)
-    assert claim is not None and audit_runs.begin(engine, claim.id, "runner")
+    audit, claim = _claimed(engine, clock)
+    assert audit_runs.begin(engine, claim.id, "runner")
     planned = audit_runs.plan(engine, PlannerOptions(), claim)
     moved = _patched_during_the_run(engine, audit, clock)
     assert audit_runs.store(engine, claim, "runner", planned, run.next_time(claim, clock.now))
@@ -269,10 +275,7 @@ def test_a_run_does_not_undo_an_interval_changed_while_it_ran(clean):
 
 def test_a_skipped_run_does_not_undo_an_interval_changed_meanwhile(clean):
     engine, clock = clean, Clock()
-    audit = continuous(engine, interval="3")
-    lease = datetime.timedelta(seconds=30)
-    claim = audit_runs.claim_due(engine, "runner", "h", lease, clock.now)
-    assert claim is not None
+    audit, claim = _claimed(engine, clock)
     moved = _patched_during_the_run(engine, audit, clock)
     audit_runs.release(engine, claim, "runner", run.next_time(claim, clock.now))
     assert audits.get_audit(engine, audit.uuid).next_run_time == moved
@@ -280,10 +283,7 @@ def test_a_skipped_run_does_not_undo_an_interval_changed_meanwhile(clean):
 
 def test_an_unchanged_schedule_takes_the_runs_next_time(clean):
     engine, clock = clean, Clock()
-    audit = continuous(engine, interval="3")
-    lease = datetime.timedelta(seconds=30)
-    claim = audit_runs.claim_due(engine, "runner", "h", lease, clock.now)
-    assert claim is not None
+    audit, claim = _claimed(engine, clock)
     audit_runs.release(engine, claim, "runner", clock.now + datetime.timedelta(seconds=3))
     assert audits.get_audit(engine, audit.uuid).next_run_time == T0 + datetime.timedelta(seconds=3)
 
