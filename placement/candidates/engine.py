@@ -10,7 +10,9 @@ sampling; ``summaries`` and ``output`` write the answer.
 
 Anchors (tree roots) are visited in id order, a *window* of root ids at a
 time: the group queries, tree facts and the search run per window, and the
-windows grow (x4) until the answer is complete. So a request that only needs
+windows grow (x4, up to :data:`WIDEST`) until the answer is complete; when
+``narrow`` names the only trees that can match, the windows list those. So
+a request that only needs
 a few candidates (``limit`` without randomization, or
 ``[placement] max_allocation_candidates``) reads only the first trees, and
 memory holds one window's rows plus the candidates being returned.
