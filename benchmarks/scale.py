@@ -529,6 +529,8 @@ def serving(
 
 RESOURCES = "resources=" + ",".join(f"{name}:{amount}" for name, amount in FLAVOR.items())
 CANDIDATES = f"/allocation_candidates?{RESOURCES}"
+#: Query 6's limit: the rare trait's holders at 10k nodes.
+RARE_LIMIT = 100
 QUERIES: list[tuple[str, str]] = [
     ("1 resources", f"{CANDIDATES}&limit=1000"),
     ("2 !COMPUTE_STATUS_DISABLED (nova)",
@@ -537,6 +539,9 @@ QUERIES: list[tuple[str, str]] = [
     ("4 + 2 VGPU isolate",
      f"{CANDIDATES}&resources1=VGPU:1&resources2=VGPU:1&group_policy=isolate&limit=1000"),
     (f"5 required {RARE_TRAIT}", f"{CANDIDATES}&required={RARE_TRAIT}&limit=1000"),
+    # The same answer at every size from 10k nodes: growth of the cloud alone.
+    (f"6 required {RARE_TRAIT}, limit=100",
+     f"{CANDIDATES}&required={RARE_TRAIT}&limit={RARE_LIMIT}"),
     ("provider list", f"/resource_providers?{RESOURCES}"),
 ]  # fmt: skip
 CLAIM = "claim (PUT /allocations)"

@@ -260,7 +260,7 @@ def _stream(
     search = Search(plan.specs, plan.rules)
     shared = [slots.sharing_rows(conn, group, plan) for group in plan.groups]
     seen: set[tuple] = set()
-    for window in windows(plan, windowed, narrow.roots(conn, plan)):
+    for window in windows(plan, windowed, narrow.roots(conn, plan, windowed)):
         options = slots.gather(conn, plan, window, shared)
         if options is None:
             continue
@@ -278,7 +278,7 @@ def _one_per_provider(conn: Connection, plan: Plan, windowed: bool) -> Iterator[
     combine (one anchor, one option, whichever the strategy)."""
     group = plan.groups[0]
     amounts = sorted(group.amounts)
-    for window in windows(plan, windowed, narrow.roots(conn, plan)):
+    for window in windows(plan, windowed, narrow.roots(conn, plan, windowed)):
         for row in query.provider_rows(conn, group, window=window):
             provider = row.provider
             yield Candidate(
@@ -288,7 +288,7 @@ def _one_per_provider(conn: Connection, plan: Plan, windowed: bool) -> Iterator[
             )
 
 
-def windows(plan: Plan, windowed: bool, roots: tuple[int, ...] | None = None) -> Iterator[Window]:
+def windows(plan: Plan, windowed: bool, roots: Iterator[int] | None = None) -> Iterator[Window]:
     """Windows of root ids, growing up to :data:`WIDEST`, or (not
     ``windowed``) one whole window, over the provider ids the plan's shape
     saw; or, given the only ``roots`` that can match (``narrow.roots``),
@@ -309,16 +309,14 @@ def windows(plan: Plan, windowed: bool, roots: tuple[int, ...] | None = None) ->
         low += size
 
 
-def _listed(plan: Plan, windowed: bool, roots: tuple[int, ...]) -> Iterator[Window]:
-    """Windows of the listed ``roots`` (all of them in lists of
+def _listed(plan: Plan, windowed: bool, roots: Iterator[int]) -> Iterator[Window]:
+    """Windows of the ``roots`` listed, ascending (all of them in lists of
     :data:`WIDEST`, not ``windowed``)."""
-    start = 0
     for size in _sizes() if windowed else repeat(WIDEST):
-        if start >= len(roots):
+        listed = tuple(islice(roots, size))
+        if not listed:
             return
-        listed = roots[start : start + size]
         yield Window(listed[0], listed[-1], plan.root_traits, roots=listed)
-        start += size
 
 
 def _sizes() -> Iterator[int]:

@@ -67,6 +67,9 @@ def expected_answers(cloud: scale.Cloud) -> dict[str, int]:
         # Two isolated groups on a node's two pGPUs: both ways round.
         "4 + 2 VGPU isolate": cloud.gpu_nodes * 2,
         f"5 required {scale.RARE_TRAIT}": cloud.with_trait(scale.RARE_TRAIT),
+        f"6 required {scale.RARE_TRAIT}, limit=100": min(
+            cloud.with_trait(scale.RARE_TRAIT), scale.RARE_LIMIT
+        ),
         "provider list": cloud.nodes,
     }
 

@@ -65,7 +65,8 @@ def _roots(db_engine, pairs) -> tuple[int, ...] | None:
     wanted = candidate_request.parse(pairs, mv.MAX_VERSION)
     with reader(db_engine) as conn:
         plan = engine.resolve_plan(conn, wanted)
-        return narrow.roots(conn, plan)
+        found = narrow.roots(conn, plan)
+        return None if found is None else tuple(found)
 
 
 def test_a_required_trait_leaves_the_trees_that_hold_it(db_engine, cloud):
@@ -193,7 +194,7 @@ def test_narrowed_or_not_the_answer_is_the_same(db_engine, cloud, monkeypatch):
     monkeypatch.setattr(engine, "FIRST_WINDOW", 2)
     pairs = [("resources", "VCPU:1"), ("required", f"in:{RARE},{OTHER}"), ("limit", "2")]
     narrowed, _ = _group_reads(db_engine, pairs)
-    monkeypatch.setattr(narrow, "roots", lambda conn, plan: None)
+    monkeypatch.setattr(narrow, "roots", lambda *_: None)
     ranged, windows = _group_reads(db_engine, pairs)
     assert narrowed == ranged == [cloud.providers[5].uuid, cloud.providers[7].uuid]
     assert len(windows) > 1
@@ -214,3 +215,39 @@ def test_where_nothing_shares_a_tree_without_the_traits_gives_no_rows(db_engine,
         holders = query.class_rows(conn, group, window=window, unshared=True)
     assert {row.root for row in everyone} == set(range(1, 21))
     assert {row.root for row in holders} == {5, 12}
+
+
+def test_roots_are_read_a_page_at_a_time_as_the_windows_take_them(db_engine, cloud, monkeypatch):
+    """Windows that stop at a limit read only the pages they reach."""
+    monkeypatch.setattr(narrow, "PAGE", 1)
+    monkeypatch.setattr(engine, "FIRST_WINDOW", 1)
+    pairs = [("resources", "VCPU:1"), ("required", f"in:{RARE},{OTHER}")]
+    assert _roots(db_engine, pairs) == (5, 7, 12)
+    hosts, _ = _group_reads(db_engine, [*pairs, ("limit", "1")])
+    assert hosts == [cloud.providers[5].uuid]
+    assert _pages_read(db_engine, [*pairs, ("limit", "1")]) == 1
+    # Unlimited, every root comes in one read.
+    assert _pages_read(db_engine, pairs) == 1
+    # The second window (4 roots) takes the other two, one page each, and
+    # an empty page ends them.
+    assert _pages_read(db_engine, [*pairs, ("limit", "2")]) == 4
+
+
+def _pages_read(db_engine, pairs) -> int:
+    """How many pages of roots narrowing read to answer ``pairs``."""
+    reads = []
+
+    def seen(_conn, _cursor, _statement, _parameters, context, _many) -> None:
+        if context.compiled is not None and "after" in context.compiled.binds:
+            reads.append(1)
+
+    engines = list(dict.fromkeys([db_engine, db.readers_of(db_engine)]))
+    for each in engines:
+        event.listen(each, "before_cursor_execute", seen)
+    try:
+        wanted = candidate_request.parse(pairs, mv.MAX_VERSION)
+        engine.find(db_engine, wanted, engine.Settings())
+    finally:
+        for each in engines:
+            event.remove(each, "before_cursor_execute", seen)
+    return len(reads)

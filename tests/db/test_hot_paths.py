@@ -30,11 +30,12 @@ from placement import db
 from tests import apiclient, dbutil, rig
 
 #: A flat candidates query's statements: the deployment's shape and id
-#: range with the trait's and the aggregate's ids, the providers that have
-#: the trait and those in the aggregate (``narrow.py``), the providers that
-#: fit, their summaries (providers with usage and class names); one more
-#: reads the inventories and traits of providers not yet known (``known.py``).
-FLAT_CANDIDATES_STATEMENTS = 4
+#: range with the trait's and the aggregate's ids, how many providers have
+#: the trait and are in the aggregate, the providers that have both
+#: (``narrow.py``), the providers that fit, their summaries (providers with
+#: usage and class names); one more reads the inventories and traits of
+#: providers not yet known (``known.py``).
+FLAT_CANDIDATES_STATEMENTS = 5
 
 #: A claim's statements: consumer insert (reading the owner ids), provider
 #: lock, inventories with usage, allocations delete, allocations insert,
