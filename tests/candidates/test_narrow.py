@@ -164,7 +164,7 @@ def _group_reads(db_engine, pairs, **options) -> tuple[list[str], list[dict]]:
     def seen(_conn, _cursor, _statement, parameters, context, _many) -> None:
         compiled = context.compiled
         if compiled is not None and {"window_roots", "window_low"} & set(compiled.binds):
-            windows.append(parameters)
+            windows.append(context.compiled_parameters[0])
 
     engines = list(dict.fromkeys([db_engine, db.readers_of(db_engine)]))
     for each in engines:
@@ -201,7 +201,7 @@ def test_narrowed_or_not_the_answer_is_the_same(db_engine, cloud, monkeypatch):
 
 
 def test_windows_of_root_ids_grow_to_the_widest_and_no_further():
-    sizes = engine._sizes()
+    sizes = iter(engine.Sizes())
     assert [next(sizes) for _ in range(6)] == [64, 256, 1024, 4096, 4096, 4096]
 
 
@@ -228,9 +228,9 @@ def test_roots_are_read_a_page_at_a_time_as_the_windows_take_them(db_engine, clo
     assert _pages_read(db_engine, [*pairs, ("limit", "1")]) == 1
     # Unlimited, every root comes in one read.
     assert _pages_read(db_engine, pairs) == 1
-    # The second window (4 roots) takes the other two, one page each, and
-    # an empty page ends them.
-    assert _pages_read(db_engine, [*pairs, ("limit", "2")]) == 4
+    # One more candidate wanted after the first tree's: the second window
+    # takes two roots (see Sizes), one page each.
+    assert _pages_read(db_engine, [*pairs, ("limit", "2")]) == 3
 
 
 def _pages_read(db_engine, pairs) -> int:
@@ -251,3 +251,27 @@ def _pages_read(db_engine, pairs) -> int:
         for each in engines:
             event.remove(each, "before_cursor_execute", seen)
     return len(reads)
+
+
+def test_a_window_after_the_first_takes_about_the_trees_the_limit_still_needs():
+    sizes = engine.Sizes(wanted=100)
+    chosen = iter(sizes)
+    assert next(chosen) == 64
+    sizes.visited, sizes.found = 64, 64
+    # 36 more at one per tree, a quarter to spare: 46, at least the first's 64.
+    assert next(chosen) == 64
+    sizes.visited, sizes.found = 128, 70
+    # 30 more at 70 per 128 trees: 69 trees.
+    assert next(chosen) == 69
+    sizes.visited, sizes.found = 197, 100
+    # Taken past what it wanted (the summaries before 1.29 see them all): grow.
+    assert next(chosen) == 4 * 69
+
+
+def test_windows_stop_growing_when_the_limit_is_near(db_engine, cloud, monkeypatch):
+    monkeypatch.setattr(engine, "FIRST_WINDOW", 2)
+    hosts, windows = _group_reads(db_engine, [("resources", "VCPU:1"), ("limit", "3")])
+    assert hosts == [cloud.providers[n].uuid for n in (1, 2, 3)]
+    spans = [w["window_high"] - w["window_low"] + 1 for w in windows if "window_high" in w]
+    # Two trees gave two candidates; one more needs two trees, not eight.
+    assert spans[:2] == [2, 2]

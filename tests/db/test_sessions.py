@@ -18,6 +18,22 @@ def test_postgresql_sessions_run_without_jit(engine: sqlalchemy.Engine, backend:
             assert conn.exec_driver_sql("SHOW jit").scalar() == "off"
 
 
+def test_mariadb_sessions_keep_long_in_lists_as_lists(
+    engine: sqlalchemy.Engine, backend: str
+) -> None:
+    """MariaDB turned the summaries' thousand roots into a join it drove
+    from every provider (``db/engine.py``); both pools' sessions keep
+    ``IN`` lists as lists."""
+    if backend != "mysql":
+        pytest.skip("a MySQL/MariaDB setting")
+    for each in (engine, db.readers_of(engine)):
+        with each.connect() as conn:
+            if not getattr(conn.dialect, "is_mariadb", False):
+                pytest.skip("MySQL does not rewrite IN lists")
+            threshold = conn.exec_driver_sql("SELECT @@in_predicate_conversion_threshold")
+            assert threshold.scalar() == 0
+
+
 def test_options_in_the_url_are_left_as_given(db_url: str, backend: str) -> None:
     if backend != "postgresql":
         pytest.skip("a PostgreSQL setting")
