@@ -161,7 +161,7 @@ def _group_reads(db_engine, pairs, **options) -> tuple[list[str], list[dict]]:
     """The hosts answered, and the parameters of each window's reads."""
     windows: list[dict] = []
 
-    def seen(_conn, _cursor, _statement, parameters, context, _many) -> None:
+    def seen(_conn, _cursor, _statement, _parameters, context, _many) -> None:
         compiled = context.compiled
         if compiled is not None and {"window_roots", "window_low"} & set(compiled.binds):
             windows.append(context.compiled_parameters[0])
