@@ -10,7 +10,8 @@ sampling; ``summaries`` and ``output`` write the answer.
 
 Anchors (tree roots) are visited in id order, a *window* of root ids at a
 time: the group queries, tree facts and the search run per window, and the
-windows grow (x4, up to :data:`WIDEST`) until the answer is complete; when
+windows grow (x4, up to :data:`WIDEST`, or to about what a limit still
+needs, see :class:`Sizes`) until the answer is complete; when
 ``narrow`` names the only trees that can match, the windows list those. So
 a request that only needs
 a few candidates (``limit`` without randomization, or
