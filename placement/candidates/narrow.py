@@ -52,7 +52,7 @@ from operator import itemgetter
 from typing import NamedTuple
 
 import sqlalchemy
-from sqlalchemy import bindparam, func, intersect, literal, select, true, union_all
+from sqlalchemy import bindparam, func, intersect, literal, null, select, true, union_all
 from sqlalchemy.engine import Connection
 
 from placement.candidates.model import Plan, ResolvedGroup
@@ -90,10 +90,13 @@ class _Clue(NamedTuple):
 
 
 class _Held(NamedTuple):
-    """A usable clue and how many providers hold it."""
+    """A usable clue, how many providers hold it, and their lowest and
+    highest id (None: none holds it)."""
 
     clue: _Clue
     holders: int
+    low: int | None
+    high: int | None
 
 
 class _Part(NamedTuple):
@@ -177,19 +180,19 @@ def _usable(conn: Connection, plan: Plan, clues: list[_Clue]) -> tuple[_Held, ..
     most = _most(plan)
     params: dict[str, object] = {"most": most + 1, "sharing": sharing}
     params.update({f"ids_{n}": sorted(clue.ids) for n, clue in enumerate(counted)})
-    held = [0] * len(counted)
+    held: list[_Held] = []
     shared = [False] * len(counted)
-    for n, kind, count in conn.execute(statement, params):
+    for n, kind, count, low, high in conn.execute(statement, params):
         if kind == _HELD:
-            held[n] = count
+            held.append(_Held(counted[n], count, low, high))
         else:
             shared[n] = count > 0
     usable = []
-    for clue, holders, by_a_sharer in zip(counted, held, shared, strict=True):
-        if holders > most:
-            common.mark(clue.key)
+    for found, by_a_sharer in zip(held, shared, strict=True):
+        if found.holders > most:
+            common.mark(found.clue.key)
         elif not by_a_sharer:
-            usable.append(_Held(clue, holders))
+            usable.append(found)
     return tuple(usable)
 
 
@@ -207,7 +210,11 @@ def _pages(
         plan.shape.flat,
         page is not None,
     )
-    params: dict[str, object] = {f"ids_{n}": sorted(held.clue.ids) for n, held in enumerate(clues)}
+    params: dict[str, object] = {}
+    for n, held in enumerate(clues):
+        params.update(
+            {f"ids_{n}": sorted(held.clue.ids), f"low_{n}": held.low, f"high_{n}": held.high}
+        )
     after = 0
     while True:
         params.update(after=after, page=page)
@@ -251,17 +258,30 @@ _HELD, _SHARED = range(2)
 def _count_statement(
     clues: tuple[tuple[str, bool], ...],
 ) -> sqlalchemy.CompoundSelect | sqlalchemy.Select:
-    """``(clue number, kind, count)`` rows: for each clue (link table name,
-    whether to ask about sharing providers), its holders up to ``:most``
-    and (kind ``_SHARED``) whether a provider with trait ``:sharing``
-    holds it. Ids bound as ``ids_<n>``."""
+    """``(clue number, kind, count, low, high)`` rows: for each clue (link
+    table name, whether to ask about sharing providers), its holders up to
+    ``:most`` with their lowest and highest id, and (kind ``_SHARED``)
+    whether a provider with trait ``:sharing`` holds it. Ids bound as
+    ``ids_<n>``."""
     parts = []
     for number, (name, ask_sharing) in enumerate(clues):
         link, column = _LINKS[name]
         holds = link.c[column].in_(bindparam(f"ids_{number}", expanding=True))
-        held = select(literal(1).label("one")).where(holds).limit(bindparam("most")).subquery()
+        held = (
+            select(link.c.resource_provider_id.label("holder"))
+            .where(holds)
+            .limit(bindparam("most"))
+            .subquery()
+        )
+        holder = held.c.holder
         parts.append(
-            select(literal(number).label("clue"), literal(_HELD), func.count()).select_from(held)
+            select(
+                literal(number).label("clue"),
+                literal(_HELD).label("kind"),
+                func.count().label("count"),
+                func.min(holder).label("low"),
+                func.max(holder).label("high"),
+            ).select_from(held)
         )
         if ask_sharing:
             sharer = _RPT.alias("sharer")
@@ -274,7 +294,9 @@ def _count_statement(
                 .subquery()
             )
             parts.append(
-                select(literal(number), literal(_SHARED), func.count()).select_from(by_a_sharer)
+                select(literal(number), literal(_SHARED), func.count(), null(), null()).select_from(
+                    by_a_sharer
+                )
             )
     return parts[0] if len(parts) == 1 else union_all(*parts)
 
@@ -292,23 +314,39 @@ def _roots_statement(parts: tuple[_Part, ...], flat: bool, paged: bool) -> sqlal
     scan of every provider (33 ms at 100k nodes, against 4 ms probed),
     which pays only for many more holders (25,000: 21 ms, probed 44 ms).
     """
-    selects = []
-    for number, part in enumerate(parts):
-        link, column = _LINKS[part.link]
-        holds = link.c[column].in_(bindparam(f"ids_{number}", expanding=True))
-        holder = link.c.resource_provider_id
-        if flat:
-            selects.append(select(holder.label("root")).where(holds, holder > bindparam("after")))
-            continue
-        provider = _provider_of(holder) if part.probed else _RP
-        root = provider.c.root_provider_id
-        joined = link.join(provider, true() if part.probed else _RP.c.id == holder)
-        chosen = select(root.label("root")).select_from(joined)
-        chosen = chosen.where(holds, root > bindparam("after"))
-        selects.append(chosen.where(root == holder) if part.at_root else chosen)
+    selects = [_part_roots(number, part, flat) for number, part in enumerate(parts)]
     met = (selects[0].distinct() if len(selects) == 1 else intersect(*selects)).subquery()
     statement = select(met.c.root).order_by(met.c.root)
     return statement.limit(bindparam("page")) if paged else statement
+
+
+def _part_roots(number: int, part: _Part, flat: bool) -> sqlalchemy.Select:
+    """The roots above ``:after`` of the trees clue ``number`` holds (see
+    :func:`_roots_statement`). A joined part reads only the providers
+    between the clue's lowest and highest holder: the holders of an
+    aggregate of hosts numbered together are a range of ids, which
+    PostgreSQL then reads instead of every provider (25,000 holders among
+    120,000 providers: 12 ms, against 22)."""
+    link, column = _LINKS[part.link]
+    holds = link.c[column].in_(bindparam(f"ids_{number}", expanding=True))
+    holder = link.c.resource_provider_id
+    after: sqlalchemy.BindParameter[int] = bindparam("after")
+    if flat:
+        return select(holder.label("root")).where(holds, holder > after)
+    if part.probed:
+        provider = _provider_of(holder)
+        root = provider.c.root_provider_id
+        chosen = select(root.label("root")).select_from(link.join(provider, true())).where(holds)
+    else:
+        root = _RP.c.root_provider_id
+        spans = _RP.c.id.between(bindparam(f"low_{number}"), bindparam(f"high_{number}"))
+        chosen = (
+            select(root.label("root"))
+            .select_from(link.join(_RP, _RP.c.id == holder))
+            .where(holds, spans)
+        )
+    chosen = chosen.where(root > after)
+    return chosen.where(root == holder) if part.at_root else chosen
 
 
 def _provider_of(holder: sqlalchemy.ColumnElement[int]) -> sqlalchemy.FromClause:
