@@ -180,18 +180,18 @@ def _usable(conn: Connection, plan: Plan, clues: list[_Clue]) -> tuple[_Held, ..
     most = _most(plan)
     params: dict[str, object] = {"most": most + 1, "sharing": sharing}
     params.update({f"ids_{n}": sorted(clue.ids) for n, clue in enumerate(counted)})
-    held: list[_Held] = []
-    shared = [False] * len(counted)
+    held: dict[int, _Held] = {}
+    shared: set[int] = set()
     for n, kind, count, low, high in conn.execute(statement, params):
         if kind == _HELD:
-            held.append(_Held(counted[n], count, low, high))
-        else:
-            shared[n] = count > 0
+            held[n] = _Held(counted[n], count, low, high)
+        elif count:
+            shared.add(n)
     usable = []
-    for found, by_a_sharer in zip(held, shared, strict=True):
+    for n, found in sorted(held.items()):
         if found.holders > most:
             common.mark(found.clue.key)
-        elif not by_a_sharer:
+        elif n not in shared:
             usable.append(found)
     return tuple(usable)
 
